@@ -1,0 +1,47 @@
+/*
+ * The interface between the library core and a counting backend (Linux
+ * perf_event, or the libcpc kernel module).  Every operation acts on the
+ * calling LWP and must be async-signal-safe.
+ */
+#ifndef LIBCPC_BACKEND_H
+#define LIBCPC_BACKEND_H
+
+#include <stdint.h>
+
+#include "reqset.h"
+
+/* Bytes of per-LWP state a backend may keep (no allocation at bind). */
+#define CPC_BACKEND_PRIV_SIZE 256
+
+struct cpc_backend {
+	const char *name;
+	/*
+	 * Binds set to the calling LWP using the zeroed or released state
+	 * priv.  Returns 0, or -errno with *bad set to the index of the
+	 * request at fault (or -1 when no single request is).
+	 */
+	int (*bind)(void *priv, const struct cpc_reqset *set, unsigned bflags,
+	    int *bad);
+	/*
+	 * Reads the n virtualised 64-bit counts (preset plus events since
+	 * bind) and the LWP's on-CPU nanoseconds since bind.  Returns 0, or
+	 * -EAGAIN if the kernel could not keep counting the context.
+	 */
+	int (*sample)(void *priv, uint64_t *vals, unsigned n,
+	    uint64_t *ontime_ns);
+	/* Releases a binding made by bind. */
+	void (*release)(void *priv);
+	/* 0 if counting the given set would be allowed here, else -errno. */
+	int (*probe)(const struct cpc_reqset *set);
+};
+
+extern const struct cpc_backend cpc_perf_backend;
+
+/*
+ * The backend chosen for this process: LIBCPC_BACKEND=perf|kmod, or by
+ * default the kernel module when its device exists, else perf.  Returns
+ * NULL (with *why set) when the requested backend is unavailable.
+ */
+const struct cpc_backend *cpc_backend_get(const char **why);
+
+#endif

@@ -1,0 +1,14 @@
+/* Error reporting through the application's error function. */
+#ifndef LIBCPC_ERROR_H
+#define LIBCPC_ERROR_H
+
+/*
+ * Reports an error for library function `fn` (a short Solaris name such as
+ * "strtoevent") through the function set by cpc_seterrfn(), or by default
+ * as "libcpc: <fn>: <message>" on standard error.  errno is preserved.
+ * Async-signal-safe when no application error function is installed.
+ */
+void cpc_report(const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,242 @@
+/*
+ * The version 1 per-LWP interfaces: cpc_bind_event, cpc_take_sample,
+ * cpc_count_usr_events, cpc_count_sys_events and cpc_rele, as a thin layer
+ * that turns a cpc_event_t into a request set of two requests.
+ * Everything here is async-signal-safe.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "libcpc.h"
+#include "error.h"
+#include "lwpctx.h"
+#include "pes.h"
+#include "platform_events.h"
+
+#define FN_BIND "bind_event"
+
+/* The calling LWP's version 1 binding. */
+struct v1_binding {
+	int bound;
+	int flags;
+	cpc_event_t ev;		/* cpuver and control words as bound */
+	uint64_t tsc_base;	/* ticks before the last internal rebind */
+};
+
+static __thread struct v1_binding v1 __attribute__((tls_model("initial-exec")));
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/* Explains a backend error for request i. */
+static void report_bind_error(const cpc_event_t *ev, int err, int bad,
+    const char *why)
+{
+	char name[CPC_MAX_EVENT_LEN];
+
+	if (why != NULL) {
+		cpc_report(FN_BIND, "%s\n", why);
+		return;
+	}
+	if (bad < 0 || bad > 1) {
+		cpc_report(FN_BIND, "cannot bind: %s\n", strerrordesc_np(err));
+		return;
+	}
+	if (cpc_pes_event_name(ev->ce_cpuver, bad, ev->ce_pes[bad], name,
+		sizeof(name)) != 0)
+		name[0] = '\0';
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+		cpc_report(FN_BIND,
+		    "pic%d: event '%s' cannot be counted on this system "
+		    "(no hardware PMU or no such event)\n",
+		    bad, name);
+		break;
+	case EACCES:
+	case EPERM:
+		cpc_report(FN_BIND,
+		    "pic%d: not permitted to count '%s'%s "
+		    "(see /proc/sys/kernel/perf_event_paranoid)\n",
+		    bad, name,
+		    (ev->ce_pes[bad] & PES_OS) ? " in system mode" : "");
+		break;
+	default:
+		cpc_report(FN_BIND, "pic%d: cannot count '%s': %s\n", bad,
+		    name, strerrordesc_np(err));
+		break;
+	}
+}
+
+/* Checks an event and its flags, and builds the request set. */
+static int build_set(const cpc_event_t *ev, int flags,
+    struct cpc_reqset *set)
+{
+	int family = cpc_platform_family(ev->ce_cpuver);
+
+	if (family == CPC_FAMILY_NONE) {
+		cpc_report(FN_BIND, "unknown cpuver %d\n", ev->ce_cpuver);
+		return EINVAL;
+	}
+	if (family == CPC_FAMILY_P5) {
+		cpc_report(FN_BIND,
+		    "Pentium (P5) events cannot be counted on this processor\n");
+		return EINVAL;
+	}
+	memset(set, 0, sizeof(*set));
+	set->nreqs = 2;
+	for (int i = 0; i < 2; i++) {
+		uint32_t pes = ev->ce_pes[i];
+		struct cpc_req *r = &set->req[i];
+		if ((pes & PES_INT) && (pes & PES_OS)) {
+			cpc_report(FN_BIND,
+			    "pic%d: 'int' cannot be combined with 'sys'\n", i);
+			return EINVAL;
+		}
+		if ((pes & PES_INT) && !(flags & CPC_BIND_EMT_OVF)) {
+			cpc_report(FN_BIND,
+			    "pic%d: 'int' requires CPC_BIND_EMT_OVF\n", i);
+			return EINVAL;
+		}
+		if (cpc_pes_evsel(ev->ce_cpuver, pes, &r->sel) != 0) {
+			cpc_report(FN_BIND, "pic%d: invalid event selection "
+			    "0x%x\n", i, pes);
+			return EINVAL;
+		}
+		r->preset = ev->ce_pic[i];
+		if (pes & PES_USR)
+			r->flags |= CPC_COUNT_USER;
+		if (pes & PES_OS)
+			r->flags |= CPC_COUNT_SYSTEM;
+	}
+	return 0;
+}
+
+static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
+{
+	struct cpc_reqset set;
+	int bad;
+	const char *why = NULL;
+
+	/* Whatever happens, the previous binding is gone. */
+	v1.bound = 0;
+	(void)cpc_lwp_release();
+	if ((flags & ~(CPC_BIND_LWP_INHERIT | CPC_BIND_EMT_OVF)) != 0) {
+		cpc_report(FN_BIND, "invalid flags 0x%x\n", (unsigned)flags);
+		return fail(EINVAL);
+	}
+	int err = build_set(ev, flags, &set);
+	if (err != 0)
+		return fail(err);
+	if (flags & (CPC_BIND_LWP_INHERIT | CPC_BIND_EMT_OVF)) {
+		cpc_report(FN_BIND, "%s is not supported by this version\n",
+		    (flags & CPC_BIND_EMT_OVF) ? "CPC_BIND_EMT_OVF"
+					       : "CPC_BIND_LWP_INHERIT");
+		return fail(ENOTSUP);
+	}
+	v1.bound = 0;
+	int rc = cpc_lwp_bind(&set, (unsigned)flags, &bad, &why);
+	if (rc != 0) {
+		report_bind_error(ev, -rc, bad, why);
+		return fail(-rc == ENOENT || -rc == EOPNOTSUPP ? EINVAL : -rc);
+	}
+	v1.ev = *ev;
+	v1.flags = flags;
+	v1.tsc_base = tsc_base;
+	v1.bound = 1;
+	return 0;
+}
+
+int cpc_bind_event(cpc_event_t *event, int flags)
+{
+	int saved = errno;
+	if (event == NULL) {
+		(void)cpc_rele();
+		errno = saved;
+		return 0;
+	}
+	int rc = bind_v1(event, flags, 0);
+	if (rc == 0)
+		errno = saved;
+	return rc;
+}
+
+/* Samples the binding: counts, ticks (with the rebind base) and time. */
+static int sample_v1(cpc_event_t *out)
+{
+	uint64_t vals[2], tsc = 0;
+
+	if (!v1.bound || !cpc_lwp_is_bound())
+		return fail(EINVAL);
+	int rc = cpc_lwp_sample(vals, 2, &tsc);
+	if (rc != 0)
+		return fail(-rc);
+	out->ce_cpuver = v1.ev.ce_cpuver;
+	out->ce_pes[0] = v1.ev.ce_pes[0];
+	out->ce_pes[1] = v1.ev.ce_pes[1];
+	out->ce_hrt = gethrtime();
+	out->ce_tsc = v1.tsc_base + tsc;
+	out->ce_pic[0] = vals[0];
+	out->ce_pic[1] = vals[1];
+	return 0;
+}
+
+int cpc_take_sample(cpc_event_t *event)
+{
+	int saved = errno;
+	if (event == NULL)
+		return fail(EINVAL);
+	int rc = sample_v1(event);
+	if (rc == 0)
+		errno = saved;
+	return rc;
+}
+
+/* Rebinds with the current counts as presets and one flag bit changed. */
+static int toggle_mode(uint32_t bit, int enable)
+{
+	int saved = errno;
+	cpc_event_t now;
+
+	if (sample_v1(&now) != 0)
+		return -1;
+	if (bit == PES_OS && enable && (v1.flags & CPC_BIND_EMT_OVF)) {
+		cpc_report(bit == PES_OS ? "count_sys_events" : "count_usr_events",
+		    "system counting cannot be combined with overflow "
+		    "interrupts\n");
+		return fail(EINVAL);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (enable)
+			now.ce_pes[i] |= bit;
+		else
+			now.ce_pes[i] &= ~bit;
+	}
+	if (bind_v1(&now, v1.flags, now.ce_tsc) != 0)
+		return -1;
+	errno = saved;
+	return 0;
+}
+
+int cpc_count_usr_events(int enable)
+{
+	return toggle_mode(PES_USR, enable);
+}
+
+int cpc_count_sys_events(int enable)
+{
+	return toggle_mode(PES_OS, enable);
+}
+
+int cpc_rele(void)
+{
+	int saved = errno;
+	v1.bound = 0;
+	if (cpc_lwp_release() != 0)
+		return fail(EINVAL);
+	errno = saved;
+	return 0;
+}

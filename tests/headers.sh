@@ -1,0 +1,62 @@
+#!/bin/sh
+# The public headers compile warning-free as C11, gnu89 and C++, alone and
+# with the transitive includes Solaris programs rely on.
+set -eu
+: "${top_srcdir:=.}" "${CC:=cc}" "${CXX:=c++}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+inc="-I$top_srcdir/include"
+
+cat > "$tmp/t.c" <<'SRC'
+#include <libcpc.h>
+/* Transitive includes: no <string.h>, <signal.h> or <ucontext.h> here. */
+int use(cpc_event_t *ev, int sig)
+{
+	char buf[8];
+	memset(buf, 0, sizeof(buf));
+	switch (sig) {
+	case SIGEMT:
+		return (int)ev->ce_pic[0] + EMT_CPCOVF + (int)CPC_TICKREG(ev);
+	default:
+		return (int)sizeof(ucontext_t) + (int)cpc_getnpic(ev->ce_cpuver);
+	}
+}
+SRC
+cat > "$tmp/posix.c" <<'SRC'
+#include <libcpc.h>
+static void handler(int sig, siginfo_t *si, void *uc)
+{
+	cpc_event_t ev;
+	(void)sig; (void)uc;
+	if (si->si_code == EMT_CPCOVF)
+		(void)cpc_take_sample(&ev);
+}
+int install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = handler;
+	sa.sa_flags = SA_SIGINFO;
+	return sigaction(SIGEMT, &sa, NULL) + (int)gethrtime() + (int)_lwp_self();
+}
+SRC
+for f in libcpc.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h; do
+	printf '#include <%s>\n#include <%s>\nint x;\n' "$f" "$f" > "$tmp/alone.c"
+	$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/alone.c" -o "$tmp/a.o"
+done
+$CC $inc -std=c11 -Wall -Wextra -Werror -c "$tmp/t.c" -o "$tmp/t.o"
+$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/t.c" -o "$tmp/t.o"
+$CC $inc -std=gnu89 -Wall -Wextra -Werror -c "$tmp/t.c" -o "$tmp/t.o"
+$CC $inc -std=gnu11 -Wall -Wextra -Werror -c "$tmp/posix.c" -o "$tmp/p.o"
+$CC $inc -std=gnu89 -Wall -Wextra -Werror -c "$tmp/posix.c" -o "$tmp/p.o"
+if command -v "$CXX" >/dev/null 2>&1; then
+	cp "$tmp/t.c" "$tmp/t.cc"
+	cp "$tmp/posix.c" "$tmp/posix.cc"
+	$CXX $inc -Wall -Wextra -Werror -c "$tmp/t.cc" -o "$tmp/t.o"
+	$CXX $inc -Wall -Wextra -Werror -c "$tmp/posix.cc" -o "$tmp/p.o"
+	$CXX $inc -std=c++11 -Wall -Wextra -Werror -pedantic -c "$tmp/t.cc" -o "$tmp/t.o"
+else
+	echo "headers.sh: no C++ compiler ($CXX): C++ check not run" >&2
+	exit 1
+fi
+echo "headers: C11, gnu89, C++ clean"

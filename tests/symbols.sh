@@ -1,0 +1,25 @@
+#!/bin/sh
+# libcpc.so.1 exports exactly the symbols of the version script, each
+# declared in a public header, and carries the SONAME libcpc.so.1.
+set -eu
+: "${top_srcdir:=.}" "${top_builddir:=.}"
+lib="$top_builddir/libcpc/.libs/libcpc.so.1"
+test -f "$lib" || { echo "symbols.sh: $lib not built" >&2; exit 1; }
+readelf -d "$lib" | grep -q 'SONAME.*\[libcpc\.so\.1\]' ||
+	{ echo "symbols.sh: wrong SONAME" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRW]$/ { print $3 }' |
+	sed 's/@.*//' | grep -v '^SUNW_' | sort -u > "$tmp/exported"
+sed -n 's/^[[:space:]]*\([A-Za-z_][A-Za-z0-9_]*\);$/\1/p' \
+	"$top_srcdir/libcpc/libcpc.map" | sort -u > "$tmp/listed"
+if ! diff -u "$tmp/listed" "$tmp/exported"; then
+	echo "symbols.sh: exports differ from libcpc.map" >&2
+	exit 1
+fi
+cat "$top_srcdir"/include/*.h "$top_srcdir"/include/sys/*.h > "$tmp/headers"
+while read -r sym; do
+	grep -q "[^A-Za-z0-9_]$sym(" "$tmp/headers" ||
+		{ echo "symbols.sh: $sym is not declared in a public header" >&2; exit 1; }
+done < "$tmp/listed"
+echo "symbols: $(wc -l < "$tmp/listed") exported, all declared"

@@ -1,0 +1,94 @@
+/* Helpers shared by the Check test programs. */
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+
+#include "testutil.h"
+
+static char errbuf[8192];
+static size_t errlen;
+static int errcount;
+
+static void record(const char *fn, const char *fmt, va_list ap)
+{
+	int n = snprintf(errbuf + errlen, sizeof(errbuf) - errlen, "%s: ", fn);
+	if (n > 0 && (size_t)n < sizeof(errbuf) - errlen)
+		errlen += (size_t)n;
+	n = vsnprintf(errbuf + errlen, sizeof(errbuf) - errlen, fmt, ap);
+	if (n > 0)
+		errlen += (size_t)n < sizeof(errbuf) - errlen
+		    ? (size_t)n : sizeof(errbuf) - errlen - 1;
+	errcount++;
+}
+
+void capture_errors(void)
+{
+	cpc_seterrfn(record);
+	clear_errors();
+}
+
+void clear_errors(void)
+{
+	errbuf[0] = '\0';
+	errlen = 0;
+	errcount = 0;
+}
+
+const char *captured_errors(void)
+{
+	return errbuf;
+}
+
+int captured_count(void)
+{
+	return errcount;
+}
+
+uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static volatile uint64_t burn_sink;
+
+void burn_cpu_ns(uint64_t ns)
+{
+	uint64_t end = thread_cpu_ns() + ns;
+	while (thread_cpu_ns() < end)
+		for (int i = 0; i < 1000; i++)
+			burn_sink += (uint64_t)i;
+}
+
+void touch_fresh_pages(size_t npages)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, npages * pg, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	/* One fault per page: no transparent huge pages here. */
+	madvise((void *)p, npages * pg, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < npages; i++)
+		p[i * pg] = 1;
+	munmap((void *)p, npages * pg);
+}
+
+int count_open_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return -1;
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n - 3;	/* ".", ".." and the directory's own fd */
+}

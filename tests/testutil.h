@@ -1,0 +1,25 @@
+/* Helpers shared by the Check test programs. */
+#ifndef TESTS_TESTUTIL_H
+#define TESTS_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Installs an error function that records messages (see last_error). */
+void capture_errors(void);
+/* The messages recorded since the last clear_errors(), concatenated. */
+const char *captured_errors(void);
+void clear_errors(void);
+/* Number of messages recorded since the last clear_errors(). */
+int captured_count(void);
+
+/* CPU time of the calling thread, in nanoseconds. */
+uint64_t thread_cpu_ns(void);
+/* Spins on the CPU for about ns nanoseconds of thread CPU time. */
+void burn_cpu_ns(uint64_t ns);
+/* Touches npages fresh anonymous pages (each faults once); unmaps them. */
+void touch_fresh_pages(size_t npages);
+/* Number of open file descriptors of this process. */
+int count_open_fds(void);
+
+#endif
