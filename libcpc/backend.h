@@ -6,12 +6,13 @@
 #ifndef LIBCPC_BACKEND_H
 #define LIBCPC_BACKEND_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "reqset.h"
 
 /* Bytes of per-LWP state a backend may keep (no allocation at bind). */
-#define CPC_BACKEND_PRIV_SIZE 256
+#define CPC_BACKEND_PRIV_SIZE 320
 
 struct cpc_backend {
 	const char *name;
@@ -31,6 +32,13 @@ struct cpc_backend {
 	    uint64_t *ontime_ns);
 	/* Releases a binding made by bind. */
 	void (*release)(void *priv);
+	/*
+	 * 1 if the signal si (SIGEMT) is the overflow notification of the
+	 * binding priv.  Called in the signal handler.
+	 */
+	int (*is_overflow)(void *priv, const siginfo_t *si);
+	/* Stops all counters of the binding (after an overflow). */
+	void (*freeze)(void *priv);
 	/* 0 if counting the given set would be allowed here, else -errno. */
 	int (*probe)(const struct cpc_reqset *set);
 };

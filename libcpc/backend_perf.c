@@ -1,9 +1,22 @@
 /*
- * The perf_event backend: each bound LWP owns one perf event group (the
- * first request leads it, pinned so that it is never multiplexed), read
- * with a single PERF_FORMAT_GROUP read().
+ * The perf_event backend.  Each bound LWP owns one perf event group,
+ * pinned so that it is never multiplexed and read with a single
+ * PERF_FORMAT_GROUP read().
+ *
+ * Clock requests (task-clock, cpu-clock) are not group members: this
+ * kernel does not reliably count clock events and other software events
+ * in one group.  Their value is the group's time_enabled, which for an
+ * event bound to a thread is that thread's on-CPU time since bind, i.e.
+ * exactly what task-clock counts.
+ *
+ * A request with CPC_OVF_NOTIFY_EMT samples with a period of
+ * 2^64 - preset, armed once with PERF_EVENT_IOC_REFRESH(1): its overflow
+ * disables it and sends SIGEMT (F_SETSIG) to the binding thread
+ * (F_SETOWN_EX), where the library freezes the whole context.  A sampling
+ * clock request gets a separate event used only for that notification.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -13,16 +26,17 @@
 #include "libcpc.h"
 #include "backend.h"
 
-/*
- * fd[0] leads the group.  When `dummy` is set it is a software dummy event
- * that counts nothing and the requests are fd[1..]: the kernel does not
- * count software-event siblings of a clock event leader (task-clock,
- * cpu-clock) nor the reverse, but counts both under a dummy leader.
- */
+/* Where request i's value comes from. */
+#define SLOT_CLOCK 0xff		/* the group's time_enabled */
+
 struct perf_lwp {
-	unsigned nfd;
-	unsigned dummy;
+	uint8_t nfd;		/* fd[0] leads the group; then members */
+	uint8_t nnotify;	/* separate notification events of clocks */
+	uint8_t nreqs;
+	uint8_t slot[CPC_MAX_REQS];	/* index into the group read, or SLOT_CLOCK */
+	uint32_t sampling;	/* bit i: fd[i] notifies overflow */
 	int fd[CPC_MAX_REQS + 1];
+	int notify[CPC_MAX_REQS];
 	uint64_t preset[CPC_MAX_REQS];
 };
 
@@ -40,10 +54,9 @@ struct group_read {
 	uint64_t values[CPC_MAX_REQS + 1];
 };
 
-static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu,
-    int group)
+static int perf_open(struct perf_event_attr *attr, int group)
 {
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group,
+	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group,
 	    PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -63,15 +76,78 @@ static void fill_attr(struct perf_event_attr *attr, const struct cpc_req *r,
 	attr->pinned = leader;
 }
 
-/* Does this set need a dummy group leader (see struct perf_lwp)? */
-static int needs_dummy_leader(const struct cpc_reqset *set)
+/*
+ * The sampling period that makes a counter preset to `preset` notify when
+ * it passes UINT64_MAX, or 0 when that cannot happen in practice (perf
+ * refuses periods of 2^63 and more: centuries of events).
+ */
+static uint64_t overflow_period(uint64_t preset)
 {
-	if (set->nreqs < 2)
+	uint64_t period = 0 - preset;	/* 2^64 - preset, mod 2^64 */
+	if (period == 0 || period >= (1ULL << 63))
 		return 0;
-	for (unsigned i = 0; i < set->nreqs; i++)
-		if (set->req[i].sel.type == PERF_TYPE_SOFTWARE)
-			return 1;
+	return period;
+}
+
+static int samples(const struct cpc_req *r)
+{
+	return (r->flags & CPC_OVF_NOTIFY_EMT) && overflow_period(r->preset);
+}
+
+static int is_clock(const struct cpc_req *r)
+{
+	return r->sel.type == PERF_TYPE_SOFTWARE &&
+	    (r->sel.config == PERF_COUNT_SW_TASK_CLOCK ||
+		r->sel.config == PERF_COUNT_SW_CPU_CLOCK);
+}
+
+/* Makes fd's overflow send SIGEMT to the calling thread, then arms it. */
+static int arm_overflow(int fd)
+{
+	struct f_owner_ex owner = { F_OWNER_TID, (pid_t)syscall(SYS_gettid) };
+	if (fcntl(fd, F_SETFL, O_ASYNC) != 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+	    fcntl(fd, F_SETSIG, SIGEMT) != 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0)
+		return errno;
 	return 0;
+}
+
+/*
+ * Opens the event of request r, leading a group (group < 0) or in one.  Returns the fd, or -errno with ENOENT meaning
+ * "no such event here" and ENOTSUP "cannot notify overflow".
+ */
+static int open_request(const struct cpc_req *r, int group)
+{
+	struct perf_event_attr attr;
+	int sampling = samples(r);
+
+	fill_attr(&attr, r, group < 0);
+	if (sampling) {
+		attr.sample_period = overflow_period(r->preset);
+		attr.wakeup_events = 1;
+		attr.disabled = 1;	/* until armed */
+	}
+	int fd = perf_open(&attr, group);
+	if (fd >= 0) {
+		int e = sampling ? arm_overflow(fd) : 0;
+		if (e == 0)
+			return fd;
+		close(fd);
+		return -e;
+	}
+	int e = errno;
+	if (sampling && (e == EOPNOTSUPP || e == EINVAL)) {
+		/* Does it open without a period?  Then it cannot notify. */
+		attr.sample_period = 0;
+		attr.disabled = 0;
+		int probe = perf_open(&attr, -1);
+		if (probe >= 0) {
+			close(probe);
+			return -ENOTSUP;
+		}
+	}
+	return e == EOPNOTSUPP ? -ENOENT : -e;
 }
 
 static int open_dummy_leader(void)
@@ -81,52 +157,77 @@ static int open_dummy_leader(void)
 			.config = PERF_COUNT_SW_DUMMY },
 		.flags = CPC_COUNT_USER,
 	};
-	struct perf_event_attr attr;
-	fill_attr(&attr, &dummy, 1);
-	return perf_open(&attr, 0, -1, -1);
+	return open_request(&dummy, -1);
 }
 
 static void perf_release(void *priv)
 {
 	struct perf_lwp *p = priv;
-	/* Close the siblings before the leader. */
+	while (p->nnotify > 0)
+		close(p->notify[--p->nnotify]);
+	/* Members before the leader. */
 	while (p->nfd > 0)
 		close(p->fd[--p->nfd]);
+}
+
+/* The request that leads the group: the first plain counting one, or -1. */
+static int pick_leader(const struct cpc_reqset *set)
+{
+	for (unsigned i = 0; i < set->nreqs; i++)
+		if (!is_clock(&set->req[i]) && !samples(&set->req[i]))
+			return (int)i;
+	return -1;
 }
 
 static int perf_bind(void *priv, const struct cpc_reqset *set,
     unsigned bflags, int *bad)
 {
 	struct perf_lwp *p = priv;
-	struct perf_event_attr attr;
 
 	(void)bflags;
 	*bad = -1;
-	p->nfd = 0;
+	memset(p, 0, sizeof(*p));
 	if (set->nreqs == 0 || set->nreqs > CPC_MAX_REQS)
 		return -EINVAL;
-	p->dummy = (unsigned)needs_dummy_leader(set);
-	if (p->dummy) {
-		int fd = open_dummy_leader();
-		if (fd < 0)
-			return -errno;
-		p->fd[0] = fd;
-		p->nfd = 1;
+	p->nreqs = (uint8_t)set->nreqs;
+
+	int lead = pick_leader(set);
+	int fd = lead >= 0 ? open_request(&set->req[lead], -1)
+			   : open_dummy_leader();
+	if (fd < 0) {
+		*bad = lead;
+		return fd;
 	}
+	p->fd[p->nfd++] = fd;
+
 	for (unsigned i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->req[i];
-		int leader = p->nfd == 0;
-		fill_attr(&attr, r, leader);
-		int fd = perf_open(&attr, 0, -1, leader ? -1 : p->fd[0]);
+		p->preset[i] = r->preset;
+		if ((int)i == lead) {
+			p->slot[i] = 0;
+			continue;
+		}
+		if (is_clock(r)) {
+			p->slot[i] = SLOT_CLOCK;
+			if (!samples(r))
+				continue;
+			fd = open_request(r, -1);
+			if (fd >= 0)
+				p->notify[p->nnotify++] = fd;
+		} else {
+			fd = open_request(r, p->fd[0]);
+			if (fd >= 0) {
+				if (samples(r))
+					p->sampling |= 1u << p->nfd;
+				p->slot[i] = p->nfd;
+				p->fd[p->nfd++] = fd;
+			}
+		}
 		if (fd < 0) {
-			int e = errno;
 			*bad = (int)i;
 			perf_release(p);
-			errno = e;
-			return -e;
+			return fd;
 		}
-		p->fd[p->nfd++] = fd;
-		p->preset[i] = r->preset;
 	}
 	return 0;
 }
@@ -137,7 +238,7 @@ static int perf_sample(void *priv, uint64_t *vals, unsigned n,
 	struct perf_lwp *p = priv;
 	struct group_read gr;
 
-	if (p->nfd == 0 || n + p->dummy > p->nfd)
+	if (p->nfd == 0 || n > p->nreqs)
 		return -EINVAL;
 	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
 	/*
@@ -148,16 +249,40 @@ static int perf_sample(void *priv, uint64_t *vals, unsigned n,
 	    gr.time_running < gr.time_enabled)
 		return -EAGAIN;
 	for (unsigned i = 0; i < n; i++)
-		vals[i] = p->preset[i] + gr.values[i + p->dummy];
+		vals[i] = p->preset[i] + (p->slot[i] == SLOT_CLOCK
+						 ? gr.time_enabled
+						 : gr.values[p->slot[i]]);
 	*ontime_ns = gr.time_enabled;
 	return 0;
+}
+
+static int perf_is_overflow(void *priv, const siginfo_t *si)
+{
+	struct perf_lwp *p = priv;
+	if (si->si_code != POLL_IN && si->si_code != POLL_HUP)
+		return 0;
+	for (unsigned i = 0; i < p->nfd; i++)
+		if ((p->sampling & (1u << i)) && si->si_fd == p->fd[i])
+			return 1;
+	for (unsigned i = 0; i < p->nnotify; i++)
+		if (si->si_fd == p->notify[i])
+			return 1;
+	return 0;
+}
+
+static void perf_freeze(void *priv)
+{
+	struct perf_lwp *p = priv;
+	if (p->nfd > 0)
+		ioctl(p->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	for (unsigned i = 0; i < p->nnotify; i++)
+		ioctl(p->notify[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
 static int perf_probe(const struct cpc_reqset *set)
 {
 	struct perf_lwp p;
 	int bad;
-	memset(&p, 0, sizeof(p));
 	int rc = perf_bind(&p, set, 0, &bad);
 	if (rc == 0)
 		perf_release(&p);
@@ -169,5 +294,7 @@ const struct cpc_backend cpc_perf_backend = {
 	.bind = perf_bind,
 	.sample = perf_sample,
 	.release = perf_release,
+	.is_overflow = perf_is_overflow,
+	.freeze = perf_freeze,
 	.probe = perf_probe,
 };

@@ -13,6 +13,7 @@ struct lwpctx {
 	 * interrupted by a handler that rebinds notices and retries. */
 	volatile unsigned gen;
 	int bound;
+	volatile int frozen;	/* stopped by an overflow, until rebind */
 	int registered;		/* thread-exit destructor armed */
 	const struct cpc_backend *be;
 	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
@@ -73,6 +74,7 @@ int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags, int *bad,
 	int rc = be->bind(c->priv, set, bflags, bad);
 	if (rc == 0) {
 		c->be = be;
+		c->frozen = 0;
 		c->bound = 1;
 		if (!c->registered && exit_key_ok) {
 			pthread_setspecific(exit_key, c);
@@ -119,4 +121,18 @@ int cpc_lwp_release(void)
 int cpc_lwp_is_bound(void)
 {
 	return lwp.bound;
+}
+
+int cpc_lwp_overflow(const siginfo_t *si)
+{
+	struct lwpctx *c = &lwp;
+
+	/* A signal that lands while this LWP is (re)binding is not ours. */
+	if ((c->gen & 1) || !c->bound || !c->be->is_overflow(c->priv, si))
+		return CPC_OVF_NOT_OURS;
+	if (c->frozen)
+		return CPC_OVF_DUPLICATE;
+	c->be->freeze(c->priv);
+	c->frozen = 1;
+	return CPC_OVF_NEW;
 }

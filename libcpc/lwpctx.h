@@ -6,6 +6,7 @@
 #ifndef LIBCPC_LWPCTX_H
 #define LIBCPC_LWPCTX_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "reqset.h"
@@ -30,5 +31,13 @@ int cpc_lwp_release(void);
 
 /* 1 if the calling LWP has a binding. */
 int cpc_lwp_is_bound(void);
+
+enum { CPC_OVF_NOT_OURS, CPC_OVF_NEW, CPC_OVF_DUPLICATE };
+
+/*
+ * In the SIGEMT handler: is si the overflow notification of the calling
+ * LWP's binding?  A new one freezes all its counters until the next bind.
+ */
+int cpc_lwp_overflow(const siginfo_t *si);
 
 #endif

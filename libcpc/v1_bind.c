@@ -10,6 +10,7 @@
 #include "libcpc.h"
 #include "error.h"
 #include "lwpctx.h"
+#include "ovf_signal.h"
 #include "pes.h"
 #include "platform_events.h"
 
@@ -49,8 +50,11 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 		sizeof(name)) != 0)
 		name[0] = '\0';
 	switch (err) {
+	case ENOTSUP:
+		cpc_report(FN_BIND,
+		    "pic%d: event '%s' cannot signal its overflow\n", bad, name);
+		break;
 	case ENOENT:
-	case EOPNOTSUPP:
 		cpc_report(FN_BIND,
 		    "pic%d: event '%s' cannot be counted on this system "
 		    "(no hardware PMU or no such event)\n",
@@ -112,6 +116,16 @@ static int build_set(const cpc_event_t *ev, int flags,
 		if (pes & PES_OS)
 			r->flags |= CPC_COUNT_SYSTEM;
 	}
+	/*
+	 * With CPC_BIND_EMT_OVF every counter may signal its overflow, as on
+	 * illumos; once the event string sets 'int' bits, only those do.
+	 */
+	if (flags & CPC_BIND_EMT_OVF) {
+		int any_int = ((ev->ce_pes[0] | ev->ce_pes[1]) & PES_INT) != 0;
+		for (int i = 0; i < 2; i++)
+			if (!any_int || (ev->ce_pes[i] & PES_INT))
+				set->req[i].flags |= CPC_OVF_NOTIFY_EMT;
+	}
 	return 0;
 }
 
@@ -131,17 +145,23 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	int err = build_set(ev, flags, &set);
 	if (err != 0)
 		return fail(err);
-	if (flags & (CPC_BIND_LWP_INHERIT | CPC_BIND_EMT_OVF)) {
-		cpc_report(FN_BIND, "%s is not supported by this version\n",
-		    (flags & CPC_BIND_EMT_OVF) ? "CPC_BIND_EMT_OVF"
-					       : "CPC_BIND_LWP_INHERIT");
+	if (flags & CPC_BIND_LWP_INHERIT) {
+		cpc_report(FN_BIND,
+		    "CPC_BIND_LWP_INHERIT is not supported by this version\n");
 		return fail(ENOTSUP);
+	}
+	if (flags & CPC_BIND_EMT_OVF) {
+		int rc = cpc_ovf_signal_arm();
+		if (rc != 0) {
+			cpc_report(FN_BIND, "cannot install the SIGEMT handler\n");
+			return fail(-rc);
+		}
 	}
 	v1.bound = 0;
 	int rc = cpc_lwp_bind(&set, (unsigned)flags, &bad, &why);
 	if (rc != 0) {
 		report_bind_error(ev, -rc, bad, why);
-		return fail(-rc == ENOENT || -rc == EOPNOTSUPP ? EINVAL : -rc);
+		return fail(-rc == ENOENT ? EINVAL : -rc);
 	}
 	v1.ev = *ev;
 	v1.flags = flags;
