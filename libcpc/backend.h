@@ -14,6 +14,12 @@
 /* Bytes of per-LWP state a backend may keep (no allocation at bind). */
 #define CPC_BACKEND_PRIV_SIZE 320
 
+/*
+ * Internal bind flag: open the counters stopped (a new LWP that inherited
+ * an overflow context waits, frozen at its presets, for its handler).
+ */
+#define CPC_BACKEND_START_FROZEN 0x100
+
 struct cpc_backend {
 	const char *name;
 	/*
@@ -41,6 +47,17 @@ struct cpc_backend {
 	void (*freeze)(void *priv);
 	/* 0 if counting the given set would be allowed here, else -errno. */
 	int (*probe)(const struct cpc_reqset *set);
+	/*
+	 * The aggregate of an inheritance group: counts of the calling LWP
+	 * and of every LWP created after this call by it or its descendants,
+	 * live or exited (presets and overflow flags are ignored).
+	 * group_open returns 0 or -errno; group_sample reads the n sums and
+	 * the summed on-CPU nanoseconds.
+	 */
+	int (*group_open)(void *gpriv, const struct cpc_reqset *set);
+	int (*group_sample)(void *gpriv, uint64_t *vals, unsigned n,
+	    uint64_t *ontime_ns);
+	void (*group_close)(void *gpriv);
 };
 
 extern const struct cpc_backend cpc_perf_backend;

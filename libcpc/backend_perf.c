@@ -113,22 +113,40 @@ static int arm_overflow(int fd)
 	return 0;
 }
 
+/* How open_request opens an event. */
+#define OPEN_DISABLED 0x1	/* stopped (a leader: the whole group) */
+#define OPEN_NO_SAMPLING 0x2	/* count only, whatever the request says */
+#define OPEN_INHERIT 0x4	/* also counts new threads (aggregates) */
+
 /*
- * Opens the event of request r, leading a group (group < 0) or in one.  Returns the fd, or -errno with ENOENT meaning
- * "no such event here" and ENOTSUP "cannot notify overflow".
+ * Opens the event of request r, leading a group (group < 0) or in one.
+ * Returns the fd, or -errno with ENOENT meaning "no such event here" and
+ * ENOTSUP "cannot notify overflow".
  */
-static int open_request(const struct cpc_req *r, int group)
+static int open_request(const struct cpc_req *r, int group, unsigned how)
 {
 	struct perf_event_attr attr;
-	int sampling = samples(r);
+	int sampling = samples(r) && !(how & OPEN_NO_SAMPLING);
 
 	fill_attr(&attr, r, group < 0);
+	attr.disabled = (how & OPEN_DISABLED) != 0;
+	if (how & OPEN_INHERIT) {
+		attr.inherit = 1;
+		attr.inherit_thread = 1;	/* threads, not fork children */
+		attr.remove_on_exec = 1;
+	}
 	if (sampling) {
 		attr.sample_period = overflow_period(r->preset);
 		attr.wakeup_events = 1;
 		attr.disabled = 1;	/* until armed */
 	}
 	int fd = perf_open(&attr, group);
+	if (fd < 0 && errno == EINVAL && (how & OPEN_INHERIT)) {
+		/* Before Linux 5.13: plain inheritance. */
+		attr.inherit_thread = 0;
+		attr.remove_on_exec = 0;
+		fd = perf_open(&attr, group);
+	}
 	if (fd >= 0) {
 		int e = sampling ? arm_overflow(fd) : 0;
 		if (e == 0)
@@ -150,14 +168,14 @@ static int open_request(const struct cpc_req *r, int group)
 	return e == EOPNOTSUPP ? -ENOENT : -e;
 }
 
-static int open_dummy_leader(void)
+static int open_dummy_leader(unsigned how)
 {
 	struct cpc_req dummy = {
 		.sel = { .type = PERF_TYPE_SOFTWARE,
 			.config = PERF_COUNT_SW_DUMMY },
 		.flags = CPC_COUNT_USER,
 	};
-	return open_request(&dummy, -1);
+	return open_request(&dummy, -1, how);
 }
 
 static void perf_release(void *priv)
@@ -171,29 +189,29 @@ static void perf_release(void *priv)
 }
 
 /* The request that leads the group: the first plain counting one, or -1. */
-static int pick_leader(const struct cpc_reqset *set)
+static int pick_leader(const struct cpc_reqset *set, unsigned how)
 {
 	for (unsigned i = 0; i < set->nreqs; i++)
-		if (!is_clock(&set->req[i]) && !samples(&set->req[i]))
+		if (!is_clock(&set->req[i]) &&
+		    ((how & OPEN_NO_SAMPLING) || !samples(&set->req[i])))
 			return (int)i;
 	return -1;
 }
 
-static int perf_bind(void *priv, const struct cpc_reqset *set,
-    unsigned bflags, int *bad)
+/* Opens the group of a request set into p; see the top of this file. */
+static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
+    unsigned how, int *bad)
 {
-	struct perf_lwp *p = priv;
-
-	(void)bflags;
 	*bad = -1;
 	memset(p, 0, sizeof(*p));
 	if (set->nreqs == 0 || set->nreqs > CPC_MAX_REQS)
 		return -EINVAL;
 	p->nreqs = (uint8_t)set->nreqs;
 
-	int lead = pick_leader(set);
-	int fd = lead >= 0 ? open_request(&set->req[lead], -1)
-			   : open_dummy_leader();
+	/* Inherited groups read best under a leader of their own. */
+	int lead = (how & OPEN_INHERIT) ? -1 : pick_leader(set, how);
+	int fd = lead >= 0 ? open_request(&set->req[lead], -1, how)
+			   : open_dummy_leader(how);
 	if (fd < 0) {
 		*bad = lead;
 		return fd;
@@ -202,6 +220,7 @@ static int perf_bind(void *priv, const struct cpc_reqset *set,
 
 	for (unsigned i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->req[i];
+		int sampling = samples(r) && !(how & OPEN_NO_SAMPLING);
 		p->preset[i] = r->preset;
 		if ((int)i == lead) {
 			p->slot[i] = 0;
@@ -209,15 +228,15 @@ static int perf_bind(void *priv, const struct cpc_reqset *set,
 		}
 		if (is_clock(r)) {
 			p->slot[i] = SLOT_CLOCK;
-			if (!samples(r))
+			if (!sampling)
 				continue;
-			fd = open_request(r, -1);
+			fd = open_request(r, -1, how);
 			if (fd >= 0)
 				p->notify[p->nnotify++] = fd;
 		} else {
-			fd = open_request(r, p->fd[0]);
+			fd = open_request(r, p->fd[0], how & ~OPEN_DISABLED);
 			if (fd >= 0) {
-				if (samples(r))
+				if (sampling)
 					p->sampling |= 1u << p->nfd;
 				p->slot[i] = p->nfd;
 				p->fd[p->nfd++] = fd;
@@ -230,6 +249,15 @@ static int perf_bind(void *priv, const struct cpc_reqset *set,
 		}
 	}
 	return 0;
+}
+
+static int perf_bind(void *priv, const struct cpc_reqset *set,
+    unsigned bflags, int *bad)
+{
+	unsigned how = 0;
+	if (bflags & CPC_BACKEND_START_FROZEN)
+		how = OPEN_DISABLED | OPEN_NO_SAMPLING;
+	return open_set(priv, set, how, bad);
 }
 
 static int perf_sample(void *priv, uint64_t *vals, unsigned n,
@@ -279,6 +307,16 @@ static void perf_freeze(void *priv)
 		ioctl(p->notify[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
+static int perf_group_open(void *gpriv, const struct cpc_reqset *set)
+{
+	struct perf_lwp *p = gpriv;
+	int bad;
+	int rc = open_set(p, set, OPEN_INHERIT | OPEN_NO_SAMPLING, &bad);
+	/* Sums of events: the presets are not part of them. */
+	memset(p->preset, 0, sizeof(p->preset));
+	return rc;
+}
+
 static int perf_probe(const struct cpc_reqset *set)
 {
 	struct perf_lwp p;
@@ -297,4 +335,7 @@ const struct cpc_backend cpc_perf_backend = {
 	.is_overflow = perf_is_overflow,
 	.freeze = perf_freeze,
 	.probe = perf_probe,
+	.group_open = perf_group_open,
+	.group_sample = perf_sample,
+	.group_close = perf_release,
 };

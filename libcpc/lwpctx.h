@@ -2,6 +2,11 @@
  * The calling LWP's counter context: at most one bound request set per
  * LWP, kept in thread-local storage so that binding and sampling need no
  * allocation and no lock (they are async-signal-safe).
+ *
+ * With CPC_BIND_LWP_INHERIT, every LWP the bound LWP creates afterwards
+ * (see inherit.c) gets its own context from a description the interface
+ * layer supplies at bind (struct cpc_inherit), and the LWP that bound
+ * first also owns the aggregate counts of the whole inheritance group.
  */
 #ifndef LIBCPC_LWPCTX_H
 #define LIBCPC_LWPCTX_H
@@ -11,13 +16,27 @@
 
 #include "reqset.h"
 
+#define CPC_INHERIT_TAG_SIZE 64
+
+/* What a new LWP inherits from a binding made with CPC_BIND_LWP_INHERIT. */
+struct cpc_inherit {
+	struct cpc_reqset child;	/* the set it binds, presets included */
+	/* With overflow notification, all requests (v1), not only the
+	 * notifying ones (v2), start frozen at UINT64_MAX. */
+	int all_start_at_max;
+	/* Run in the new LWP once bound: the interface layer's own state. */
+	void (*adopt)(const unsigned char *tag);
+	unsigned char tag[CPC_INHERIT_TAG_SIZE];
+};
+
 /*
- * Binds set to the calling LWP, replacing any previous binding.  Returns 0
- * or -errno; on failure *bad is the failing request (or -1) and *why a
+ * Binds set to the calling LWP, replacing any previous binding.  inh is
+ * required with CPC_BIND_LWP_INHERIT and ignored otherwise.  Returns 0 or
+ * -errno; on failure *bad is the failing request (or -1) and *why a
  * static explanation when the backend itself is unavailable.
  */
-int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags, int *bad,
-    const char **why);
+int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
+    const struct cpc_inherit *inh, int *bad, const char **why);
 
 /*
  * Samples the n counts of the calling LWP's binding and its on-CPU time
@@ -25,6 +44,13 @@ int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags, int *bad,
  * -EAGAIN (context lost).
  */
 int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc);
+
+/*
+ * Samples the aggregate of the inheritance group the calling LWP owns
+ * (it bound with CPC_BIND_LWP_INHERIT and did not inherit its context):
+ * 0, or -EINVAL when it owns none.
+ */
+int cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc);
 
 /* Releases the calling LWP's binding: 0, or -EINVAL if none. */
 int cpc_lwp_release(void);
@@ -39,5 +65,19 @@ enum { CPC_OVF_NOT_OURS, CPC_OVF_NEW, CPC_OVF_DUPLICATE };
  * LWP's binding?  A new one freezes all its counters until the next bind.
  */
 int cpc_lwp_overflow(const siginfo_t *si);
+
+/*
+ * For pthread_create: copies what a new LWP must inherit from the calling
+ * LWP into *inh and returns 1, or returns 0 when it inherits nothing.
+ */
+int cpc_lwp_inheritance(struct cpc_inherit *inh);
+
+/*
+ * In a new LWP, before its start routine: binds the inherited context.
+ * When the set asks for overflow notification, the counters of those
+ * requests start frozen at UINT64_MAX and SIGEMT is sent at once, so the
+ * LWP's handler can preset them and rebind (Solaris semantics).
+ */
+void cpc_lwp_adopt(const struct cpc_inherit *inh, void *start_pc);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libcpc.h"
+#include "libcpc_group.h"
 #include "error.h"
 #include "lwpctx.h"
 #include "ovf_signal.h"
@@ -25,6 +26,44 @@ struct v1_binding {
 };
 
 static __thread struct v1_binding v1 __attribute__((tls_model("initial-exec")));
+
+/* What a new LWP needs to take over a version 1 binding. */
+struct v1_tag {
+	int cpuver;
+	int flags;
+	uint32_t pes[2];
+};
+
+_Static_assert(sizeof(struct v1_tag) <= CPC_INHERIT_TAG_SIZE, "v1 tag");
+
+/* In a new LWP that inherited a version 1 binding. */
+static void v1_adopt(const unsigned char *tag)
+{
+	struct v1_tag t;
+	memcpy(&t, tag, sizeof(t));
+	memset(&v1.ev, 0, sizeof(v1.ev));
+	v1.ev.ce_cpuver = t.cpuver;
+	v1.ev.ce_pes[0] = t.pes[0];
+	v1.ev.ce_pes[1] = t.pes[1];
+	v1.flags = t.flags;
+	v1.tsc_base = 0;
+	v1.bound = 1;
+}
+
+/* New LWPs count from zero, with the same events (Solaris v1). */
+static void describe_inheritance(struct cpc_inherit *inh,
+    const struct cpc_reqset *set, const cpc_event_t *ev, int flags)
+{
+	struct v1_tag t = { ev->ce_cpuver, flags,
+		{ ev->ce_pes[0], ev->ce_pes[1] } };
+	inh->child = *set;
+	for (unsigned i = 0; i < set->nreqs; i++)
+		inh->child.req[i].preset = 0;
+	inh->all_start_at_max = 1;
+	inh->adopt = v1_adopt;
+	memset(inh->tag, 0, sizeof(inh->tag));
+	memcpy(inh->tag, &t, sizeof(t));
+}
 
 static int fail(int err)
 {
@@ -145,11 +184,6 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	int err = build_set(ev, flags, &set);
 	if (err != 0)
 		return fail(err);
-	if (flags & CPC_BIND_LWP_INHERIT) {
-		cpc_report(FN_BIND,
-		    "CPC_BIND_LWP_INHERIT is not supported by this version\n");
-		return fail(ENOTSUP);
-	}
 	if (flags & CPC_BIND_EMT_OVF) {
 		int rc = cpc_ovf_signal_arm();
 		if (rc != 0) {
@@ -158,7 +192,10 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 		}
 	}
 	v1.bound = 0;
-	int rc = cpc_lwp_bind(&set, (unsigned)flags, &bad, &why);
+	struct cpc_inherit inh;
+	if (flags & CPC_BIND_LWP_INHERIT)
+		describe_inheritance(&inh, &set, ev, flags);
+	int rc = cpc_lwp_bind(&set, (unsigned)flags, &inh, &bad, &why);
 	if (rc != 0) {
 		report_bind_error(ev, -rc, bad, why);
 		return fail(-rc == ENOENT ? EINVAL : -rc);
@@ -213,6 +250,27 @@ int cpc_take_sample(cpc_event_t *event)
 	if (rc == 0)
 		errno = saved;
 	return rc;
+}
+
+int cpc_take_group_sample(cpc_event_t *event)
+{
+	int saved = errno;
+	uint64_t vals[2], tsc = 0;
+
+	if (event == NULL || !v1.bound)
+		return fail(EINVAL);
+	int rc = cpc_lwp_group_sample(vals, 2, &tsc);
+	if (rc != 0)
+		return fail(-rc);
+	event->ce_cpuver = v1.ev.ce_cpuver;
+	event->ce_pes[0] = v1.ev.ce_pes[0];
+	event->ce_pes[1] = v1.ev.ce_pes[1];
+	event->ce_hrt = gethrtime();
+	event->ce_tsc = tsc;
+	event->ce_pic[0] = vals[0];
+	event->ce_pic[1] = vals[1];
+	errno = saved;
+	return 0;
 }
 
 /* Rebinds with the current counts as presets and one flag bit changed. */

@@ -40,7 +40,7 @@ int install(void)
 	return sigaction(SIGEMT, &sa, NULL) + (int)gethrtime() + (int)_lwp_self();
 }
 SRC
-for f in libcpc.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h; do
+for f in libcpc.h libcpc_group.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h; do
 	printf '#include <%s>\n#include <%s>\nint x;\n' "$f" "$f" > "$tmp/alone.c"
 	$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/alone.c" -o "$tmp/a.o"
 done

@@ -18,8 +18,13 @@ if ! diff -u "$tmp/listed" "$tmp/exported"; then
 	exit 1
 fi
 cat "$top_srcdir"/include/*.h "$top_srcdir"/include/sys/*.h > "$tmp/headers"
+# pthread_create is interposed for inheritance; <libcpc_group.h> says so
+# and includes <pthread.h>, which declares it.
+grep -q 'interposes pthread_create' "$top_srcdir/include/libcpc_group.h" ||
+	{ echo "symbols.sh: pthread_create interposition undocumented" >&2; exit 1; }
+grep -v '^pthread_create$' "$tmp/listed" > "$tmp/own"
 while read -r sym; do
 	grep -q "[^A-Za-z0-9_]$sym(" "$tmp/headers" ||
 		{ echo "symbols.sh: $sym is not declared in a public header" >&2; exit 1; }
-done < "$tmp/listed"
+done < "$tmp/own"
 echo "symbols: $(wc -l < "$tmp/listed") exported, all declared"

@@ -1,0 +1,427 @@
+/*
+ * CPC_BIND_LWP_INHERIT: new LWPs get their own contexts counting from
+ * zero, the group aggregate (cpc_take_group_sample), overflow contexts
+ * inherited frozen at UINT64_MAX with an immediate SIGEMT, release, fork,
+ * exec, and no leaks over many thread lifetimes.
+ */
+#include <check.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+#include <libcpc_group.h>
+
+#include "testutil.h"
+
+static char *self_path;
+
+static void setup(void)
+{
+	capture_errors();
+}
+
+static void teardown(void)
+{
+	cpc_rele();
+}
+
+static void bind_spec(const char *spec, int flags)
+{
+	cpc_event_t ev;
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(), spec, &ev), 0);
+	ck_assert_msg(cpc_bind_event(&ev, flags) == 0, "bind: %s %s",
+	    strerror(errno), captured_errors());
+}
+
+/* A worker that measures itself. */
+struct work {
+	uint64_t burn_ns;
+	size_t pages;
+	int bound_at_start;	/* cpc_take_sample worked before any work */
+	cpc_event_t first, last;
+	uint64_t cpu_ns;	/* its CPU time between the samples */
+	int nested;		/* create one more inheriting thread */
+	struct work *child;
+};
+
+static void *worker(void *arg)
+{
+	struct work *w = arg;
+	w->bound_at_start = cpc_take_sample(&w->first) == 0;
+	uint64_t t0 = thread_cpu_ns();
+	burn_cpu_ns(w->burn_ns);
+	touch_fresh_pages(w->pages);
+	w->cpu_ns = thread_cpu_ns() - t0;
+	if (w->bound_at_start && cpc_take_sample(&w->last) != 0)
+		w->bound_at_start = 0;
+	if (w->nested && w->child != NULL) {
+		pthread_t t;
+		pthread_create(&t, NULL, worker, w->child);
+		pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
+START_TEST(each_lwp_counts_itself_from_zero)
+{
+	struct work w[4];
+	pthread_t t[4];
+	cpc_event_t a;
+
+	bind_spec("pic0=task-clock,pic1=page-faults", CPC_BIND_LWP_INHERIT);
+	burn_cpu_ns(30000000);	/* the parent's counts must not leak */
+	touch_fresh_pages(3000);
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 4; i++) {
+		w[i].burn_ns = (uint64_t)(i + 1) * 10000000;
+		w[i].pages = (size_t)(i + 1) * 200;
+		ck_assert_int_eq(pthread_create(&t[i], NULL, worker, &w[i]), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_msg(w[i].bound_at_start, "thread %d has no context", i);
+		/* Counting started at zero in the new LWP. */
+		ck_assert_uint_lt(w[i].first.ce_pic[0], 5000000);
+		ck_assert_uint_lt(w[i].first.ce_pic[1], 200);
+		uint64_t busy = w[i].last.ce_pic[0] - w[i].first.ce_pic[0];
+		ck_assert_msg(busy > w[i].cpu_ns * 0.9 && busy < w[i].cpu_ns * 1.1,
+		    "thread %d: task-clock %llu vs CPU time %llu", i,
+		    (unsigned long long)busy, (unsigned long long)w[i].cpu_ns);
+		uint64_t faults = w[i].last.ce_pic[1] - w[i].first.ce_pic[1];
+		ck_assert_msg(faults >= w[i].pages && faults < w[i].pages + 200,
+		    "thread %d: %llu faults for %zu pages", i,
+		    (unsigned long long)faults, w[i].pages);
+		ck_assert_int_eq(w[i].last.ce_cpuver, cpc_getcpuver());
+	}
+	/* The parent still has its own context. */
+	ck_assert_int_eq(cpc_take_sample(&a), 0);
+	ck_assert_uint_ge(a.ce_pic[0], 30000000);
+	ck_assert_uint_ge(a.ce_pic[1], 3000);
+}
+END_TEST
+
+START_TEST(aggregate_is_the_sum)
+{
+	struct work w[3];
+	pthread_t t[3];
+	cpc_event_t self, group;
+
+	bind_spec("pic0=task-clock,pic1=page-faults", CPC_BIND_LWP_INHERIT);
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 3; i++) {
+		w[i].burn_ns = 20000000;
+		w[i].pages = 500;
+		ck_assert_int_eq(pthread_create(&t[i], NULL, worker, &w[i]), 0);
+	}
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);	/* exited: folded in */
+	burn_cpu_ns(10000000);
+	ck_assert_int_eq(cpc_take_sample(&self), 0);
+	ck_assert_int_eq(cpc_take_group_sample(&group), 0);
+	uint64_t sum0 = self.ce_pic[0], sum1 = self.ce_pic[1];
+	for (int i = 0; i < 3; i++) {
+		sum0 += w[i].last.ce_pic[0];
+		sum1 += w[i].last.ce_pic[1];
+	}
+	ck_assert_msg(group.ce_pic[0] >= sum0 * 0.95 && group.ce_pic[0] <= sum0 * 1.1,
+	    "aggregate task-clock %llu, sum %llu",
+	    (unsigned long long)group.ce_pic[0], (unsigned long long)sum0);
+	ck_assert_msg(group.ce_pic[1] >= sum1 && group.ce_pic[1] <= sum1 + 300,
+	    "aggregate faults %llu, sum %llu",
+	    (unsigned long long)group.ce_pic[1], (unsigned long long)sum1);
+	ck_assert_uint_ge(group.ce_tsc, self.ce_tsc);
+	ck_assert_uint_eq(group.ce_pes[0], self.ce_pes[0]);
+
+	/* A live thread counts in the aggregate too. */
+	struct work live;
+	memset(&live, 0, sizeof(live));
+	live.burn_ns = 30000000;
+	pthread_t lt;
+	cpc_event_t before, during;
+	ck_assert_int_eq(cpc_take_group_sample(&before), 0);
+	ck_assert_int_eq(pthread_create(&lt, NULL, worker, &live), 0);
+	pthread_join(lt, NULL);
+	ck_assert_int_eq(cpc_take_group_sample(&during), 0);
+	ck_assert_uint_ge(during.ce_pic[0] - before.ce_pic[0], 30000000);
+}
+END_TEST
+
+START_TEST(grandchildren_inherit)
+{
+	struct work w, child;
+	pthread_t t;
+	memset(&w, 0, sizeof(w));
+	memset(&child, 0, sizeof(child));
+	w.nested = 1;
+	w.child = &child;
+	child.pages = 300;
+	bind_spec("page-faults,task-clock", CPC_BIND_LWP_INHERIT);
+	ck_assert_int_eq(pthread_create(&t, NULL, worker, &w), 0);
+	pthread_join(t, NULL);
+	ck_assert(w.bound_at_start);
+	ck_assert(child.bound_at_start);
+	ck_assert_uint_ge(child.last.ce_pic[0] - child.first.ce_pic[0], 300);
+}
+END_TEST
+
+START_TEST(no_inheritance_without_the_flag)
+{
+	struct work w;
+	pthread_t t;
+	cpc_event_t g;
+	memset(&w, 0, sizeof(w));
+	bind_spec("task-clock,page-faults", 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, worker, &w), 0);
+	pthread_join(t, NULL);
+	ck_assert(!w.bound_at_start);
+	ck_assert_int_eq(cpc_take_group_sample(&g), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+/* Overflow and inheritance: an immediate SIGEMT in each new LWP. */
+static __thread int emt_signals, emt_bad;
+static __thread pid_t emt_tid;	/* set by the first SIGEMT in a new LWP */
+
+static void emt_handler(int sig, siginfo_t *si, void *uc)
+{
+	cpc_event_t s;
+	int initial = emt_tid == 0;
+	(void)uc;
+	if (initial)
+		emt_tid = gettid();
+	emt_signals++;
+	if (sig != SIGEMT || si->si_code != EMT_CPCOVF || gettid() != emt_tid ||
+	    cpc_take_sample(&s) != 0) {
+		emt_bad++;
+		return;
+	}
+	/* The inherited context: frozen at UINT64_MAX, both counters. */
+	if (initial && (s.ce_pic[0] != UINT64_MAX || s.ce_pic[1] != UINT64_MAX))
+		emt_bad++;
+	s.ce_pic[0] = UINT64_MAX - 99;	/* every 100 faults */
+	s.ce_pic[1] = 0;
+	if (cpc_bind_event(&s, CPC_BIND_EMT_OVF | CPC_BIND_LWP_INHERIT) != 0)
+		emt_bad++;
+}
+
+struct emt_result {
+	int signals, bad;
+};
+
+static void *emt_worker(void *arg)
+{
+	struct emt_result *r = arg;
+	/* The inherited SIGEMT came, on this LWP, before this routine ran. */
+	int first = emt_signals == 1 && emt_tid == gettid();
+	touch_fresh_pages(1000);	/* about 10 more overflows */
+	r->signals = emt_signals;
+	r->bad = emt_bad + (first ? 0 : 100);
+	return NULL;
+}
+
+START_TEST(emt_and_inherit)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = emt_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGEMT, &sa, NULL);
+	emt_tid = gettid();	/* the binding LWP is not a new one */
+
+	cpc_event_t ev;
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(),
+			     "pic0=page-faults,pic1=task-clock,int0", &ev), 0);
+	ev.ce_pic[0] = UINT64_MAX - 99;
+	ck_assert_int_eq(cpc_bind_event(&ev,
+			     CPC_BIND_EMT_OVF | CPC_BIND_LWP_INHERIT), 0);
+	struct emt_result r[3];
+	pthread_t t[3];
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, emt_worker, &r[i]),
+		    0);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_msg(r[i].bad == 0, "thread %d: bad %d", i, r[i].bad);
+		/* 1 immediate + about 10 overflows of its own. */
+		ck_assert_msg(r[i].signals >= 10 && r[i].signals <= 12,
+		    "thread %d: %d signals", i, r[i].signals);
+	}
+	ck_assert_int_eq(emt_bad, 0);
+}
+END_TEST
+
+/* Release stops further inheritance; running inheritors keep theirs. */
+static pthread_barrier_t barrier;
+
+static void *waiting_worker(void *arg)
+{
+	struct work *w = arg;
+	cpc_event_t s;
+	w->bound_at_start = cpc_take_sample(&s) == 0;
+	pthread_barrier_wait(&barrier);	/* parent releases */
+	pthread_barrier_wait(&barrier);
+	touch_fresh_pages(100);
+	w->nested = cpc_take_sample(&w->last) == 0;	/* still bound? */
+	return NULL;
+}
+
+START_TEST(release_stops_inheritance)
+{
+	struct work early, late;
+	pthread_t t1, t2;
+	memset(&early, 0, sizeof(early));
+	memset(&late, 0, sizeof(late));
+	pthread_barrier_init(&barrier, NULL, 2);
+	bind_spec("page-faults,task-clock", CPC_BIND_LWP_INHERIT);
+	ck_assert_int_eq(pthread_create(&t1, NULL, waiting_worker, &early), 0);
+	pthread_barrier_wait(&barrier);
+	ck_assert_int_eq(cpc_rele(), 0);
+	pthread_barrier_wait(&barrier);
+	pthread_join(t1, NULL);
+	ck_assert(early.bound_at_start);
+	ck_assert(early.nested);	/* kept its own context */
+	ck_assert_int_eq(pthread_create(&t2, NULL, worker, &late), 0);
+	pthread_join(t2, NULL);
+	ck_assert(!late.bound_at_start);
+	pthread_barrier_destroy(&barrier);
+}
+END_TEST
+
+START_TEST(fork_and_exec)
+{
+	int unbound_fds = count_open_fds();
+	bind_spec("page-faults,task-clock", CPC_BIND_LWP_INHERIT);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* Fork child: no context, and its threads inherit nothing. */
+		cpc_event_t s;
+		struct work w;
+		memset(&w, 0, sizeof(w));
+		pthread_t t;
+		int ok = cpc_take_sample(&s) == -1 && errno == EINVAL;
+		pthread_create(&t, NULL, worker, &w);
+		pthread_join(t, NULL);
+		ok = ok && !w.bound_at_start && count_open_fds() == unbound_fds;
+		_exit(ok ? 0 : 1);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	/* exec: the new image holds none of the counter fds. */
+	pid = fork();
+	if (pid == 0) {
+		char n[16];
+		snprintf(n, sizeof(n), "%d", unbound_fds);
+		execl(self_path, self_path, "count-fds", n, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
+static void *quick(void *arg)
+{
+	cpc_event_t s;
+	*(int *)arg += cpc_take_sample(&s) == 0;
+	return NULL;
+}
+
+START_TEST(no_leak_over_1000_threads)
+{
+	int bound = 0;
+	bind_spec("task-clock,page-faults", CPC_BIND_LWP_INHERIT);
+	/* Warm up allocator and thread caches. */
+	for (int i = 0; i < 10; i++) {
+		pthread_t t;
+		pthread_create(&t, NULL, quick, &bound);
+		pthread_join(t, NULL);
+	}
+	int fds = count_open_fds();
+	size_t heap = mallinfo2().uordblks;
+	for (int i = 0; i < 1000; i++) {
+		pthread_t t;
+		ck_assert_int_eq(pthread_create(&t, NULL, quick, &bound), 0);
+		pthread_join(t, NULL);
+	}
+	ck_assert_int_eq(bound, 1010);
+	ck_assert_int_eq(count_open_fds(), fds);
+	ck_assert_msg(mallinfo2().uordblks <= heap + 4096,
+	    "heap grew from %zu to %zu bytes", heap, mallinfo2().uordblks);
+}
+END_TEST
+
+START_TEST(group_sample_errors)
+{
+	cpc_event_t g;
+	errno = 0;
+	ck_assert_int_eq(cpc_take_group_sample(&g), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_take_group_sample(NULL), -1);
+	bind_spec("task-clock,page-faults", CPC_BIND_LWP_INHERIT);
+	ck_assert_int_eq(cpc_take_group_sample(&g), 0);
+	ck_assert_int_eq(cpc_rele(), 0);
+	ck_assert_int_eq(cpc_take_group_sample(&g), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+static void *member_tries_group(void *arg)
+{
+	cpc_event_t g;
+	*(int *)arg = cpc_take_group_sample(&g) == -1 && errno == EINVAL;
+	return NULL;
+}
+
+START_TEST(only_the_binder_reads_the_group)
+{
+	int refused = 0;
+	pthread_t t;
+	bind_spec("task-clock,page-faults", CPC_BIND_LWP_INHERIT);
+	ck_assert_int_eq(pthread_create(&t, NULL, member_tries_group, &refused),
+	    0);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(refused, 1);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "count-fds") == 0)
+		return count_open_fds() <= atoi(argv[2]) ? 0 : 1;
+	self_path = argv[0];
+
+	Suite *s = suite_create("inherit");
+	TCase *tc = tcase_create("inherit");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, each_lwp_counts_itself_from_zero);
+	tcase_add_test(tc, aggregate_is_the_sum);
+	tcase_add_test(tc, grandchildren_inherit);
+	tcase_add_test(tc, no_inheritance_without_the_flag);
+	tcase_add_test(tc, emt_and_inherit);
+	tcase_add_test(tc, release_stops_inheritance);
+	tcase_add_test(tc, fork_and_exec);
+	tcase_add_test(tc, no_leak_over_1000_threads);
+	tcase_add_test(tc, group_sample_errors);
+	tcase_add_test(tc, only_the_binder_reads_the_group);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
