@@ -15,4 +15,34 @@ printf '%s\n' "$out" | awk '{ if ($2 < 100000 || $3 < 60) bad++ } END { exit bad
 if PERFEVENTS=pic0=nonsense "$ex" 2>/dev/null; then
 	echo "example.sh: bad PERFEVENTS accepted" >&2; exit 1
 fi
+
+# Example 2: a SIGEMT every 1000 page faults, rebinding in the handler:
+# 10000 faults give 10 overflows, each reported with its PC.
+ex2="$top_builddir/examples/bind_event_ex2"
+out=$(PERFEVENTS=pic0=task-clock,pic1=page-faults "$ex2")
+n=$(printf '%s\n' "$out" | grep -c '^lwp[0-9]* - si_addr 0x[0-9a-f]* ucontext: %pc 0x[0-9a-f]* %sp 0x[0-9a-f]*$')
+[ "$n" -ge 9 ] && [ "$n" -le 11 ] ||
+	{ echo "example.sh: Example 2 gave $n overflows, expected 10" >&2; exit 1; }
+# si_addr is the interrupted PC.
+printf '%s\n' "$out" | awk '/^lwp/ { if ($4 != $7) bad++ } END { exit bad > 0 }' ||
+	{ echo "example.sh: si_addr differs from %pc" >&2; exit 1; }
+echo "example 2: $n overflows"
+
+# Inheritance: four threads, each with its own counts, and the group sums.
+exi="$top_builddir/examples/inherit_threads"
+out=$(PERFEVENTS=pic0=task-clock,pic1=page-faults "$exi")
+echo "$out"
+printf '%s\n' "$out" | awk '
+	/^thread/ { n++; t[$2] = $4; f[$2] = $5; st += $4; sf += $5 }
+	/^group:/ { gt = $2; gf = $3 }
+	END {
+		if (n != 4) exit 1
+		# thread k touched k*100 pages: its own faults only
+		for (k = 1; k <= 4; k++) if (f[k] < k * 100 || f[k] > k * 100 + 100) exit 1
+		# more work, more CPU time
+		if (!(t[4] > t[1])) exit 1
+		# the group holds at least the sum of the threads
+		if (gt < st || gf < sf) exit 1
+	}' || { echo "example.sh: implausible inheritance counts" >&2; exit 1; }
+
 echo "example: ok"
