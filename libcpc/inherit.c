@@ -40,11 +40,12 @@ static int create(create_fn real, pthread_t *thread,
 {
 	if (real == NULL)
 		return EAGAIN;
-	struct start_block *b = malloc(sizeof(*b));
-	if (b == NULL || !cpc_lwp_inheritance(&b->inh)) {
-		free(b);
+	if (!cpc_lwp_inherits())
 		return real(thread, attr, start, arg);
-	}
+	struct start_block *b = malloc(sizeof(*b));
+	if (b == NULL)
+		return EAGAIN;
+	cpc_lwp_inheritance(&b->inh);
 	b->start = start;
 	b->arg = arg;
 	int rc = real(thread, attr, inheriting_start, b);

@@ -253,12 +253,16 @@ int cpc_lwp_overflow(const siginfo_t *si)
 	return CPC_OVF_NEW;
 }
 
+int cpc_lwp_inherits(void)
+{
+	return lwp.bound && (lwp.bflags & CPC_BIND_LWP_INHERIT);
+}
+
 int cpc_lwp_inheritance(struct cpc_inherit *inh)
 {
-	struct lwpctx *c = &lwp;
-	if (!c->bound || !(c->bflags & CPC_BIND_LWP_INHERIT))
+	if (!cpc_lwp_inherits())
 		return 0;
-	*inh = c->inh;
+	*inh = lwp.inh;
 	return 1;
 }
 

@@ -66,6 +66,9 @@ enum { CPC_OVF_NOT_OURS, CPC_OVF_NEW, CPC_OVF_DUPLICATE };
  */
 int cpc_lwp_overflow(const siginfo_t *si);
 
+/* 1 if threads the calling LWP creates now inherit its context. */
+int cpc_lwp_inherits(void);
+
 /*
  * For pthread_create: copies what a new LWP must inherit from the calling
  * LWP into *inh and returns 1, or returns 0 when it inherits nothing.
