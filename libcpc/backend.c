@@ -1,26 +1,35 @@
 /* Choosing the backend, once per process. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "backend.h"
+#include "safefmt.h"
 
 static const struct cpc_backend *chosen;
-static const char *chosen_why;
+static char chosen_why[256];
 
 __attribute__((constructor)) static void backend_choose(void)
 {
 	const char *want = getenv("LIBCPC_BACKEND");
 
-	if (want == NULL || *want == '\0' || strcmp(want, "perf") == 0) {
+	if (want != NULL && strcmp(want, "perf") == 0) {
 		chosen = &cpc_perf_backend;
-	} else if (strcmp(want, "kmod") == 0) {
-		chosen = NULL;
-		chosen_why = "LIBCPC_BACKEND=kmod, but this build of libcpc "
-			     "has no kernel-module backend";
+	} else if (want != NULL && strcmp(want, "kmod") == 0) {
+		int rc = cpc_kmod_open();
+		if (rc == 0)
+			chosen = &cpc_kmod_backend;
+		else
+			cpc_safe_fmt(chosen_why, sizeof(chosen_why),
+			    "LIBCPC_BACKEND=kmod, but the libcpc kernel "
+			    "module's device %s cannot be used (%s)",
+			    "/dev/cpc", strerrordesc_np(-rc));
+	} else if (want == NULL || *want == '\0') {
+		/* The module when its device is there, else perf. */
+		chosen = cpc_kmod_open() == 0 ? &cpc_kmod_backend
+					      : &cpc_perf_backend;
 	} else {
-		chosen = NULL;
-		chosen_why = "LIBCPC_BACKEND must be \"perf\" or \"kmod\"";
+		cpc_safe_fmt(chosen_why, sizeof(chosen_why),
+		    "LIBCPC_BACKEND must be \"perf\" or \"kmod\"");
 	}
 }
 

@@ -61,6 +61,10 @@ struct cpc_backend {
 };
 
 extern const struct cpc_backend cpc_perf_backend;
+extern const struct cpc_backend cpc_kmod_backend;
+
+/* Opens the kernel module's device for the kmod backend: 0 or -errno. */
+int cpc_kmod_open(void);
 
 /*
  * The backend chosen for this process: LIBCPC_BACKEND=perf|kmod, or by

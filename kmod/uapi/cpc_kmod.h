@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * The user/kernel ABI of the libcpc kernel module: a misc device,
+ * /dev/cpc, giving each thread virtualised 64-bit counters with Solaris
+ * libcpc semantics.  Shared by the module (kmod/) and libcpc's kmod
+ * backend.  See cpc(4).
+ *
+ * Every structure starts with `abi` (CPC_KMOD_ABI) and has reserved
+ * fields that must be zero; the module rejects anything else with EINVAL.
+ */
+#ifndef _UAPI_CPC_KMOD_H
+#define _UAPI_CPC_KMOD_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define CPC_KMOD_DEVICE "/dev/cpc"
+#define CPC_KMOD_ABI 1
+#define CPC_KMOD_MAX_REQS 16
+
+/* Request flags (the values of CPC_OVF_NOTIFY_EMT, CPC_COUNT_USER/SYSTEM). */
+#define CPC_KREQ_OVF_EMT 0x1	/* SIGEMT when the count passes 2^64-1 */
+#define CPC_KREQ_USER 0x2	/* count in user mode */
+#define CPC_KREQ_SYSTEM 0x4	/* count in kernel mode (see cpc(4)) */
+#define CPC_KREQ_ALL (CPC_KREQ_OVF_EMT | CPC_KREQ_USER | CPC_KREQ_SYSTEM)
+
+/* Event kinds and what `config` holds for each. */
+#define CPC_KEV_RAW_X86 1	/* x86 event select: event 0-7, umask 8-15,
+				 * edge 18, inv 23, cmask 24-31, AMD extended
+				 * event 32-35; no other bit */
+#define CPC_KEV_SOFTWARE 2	/* PERF_COUNT_SW_CPU_CLOCK .. _EMULATION_FAULTS */
+#define CPC_KEV_HARDWARE 3	/* PERF_COUNT_HW_* (generic) */
+#define CPC_KEV_HW_CACHE 4	/* id | op << 8 | result << 16 */
+
+struct cpc_kreq {
+	__u32 kind;		/* CPC_KEV_* */
+	__u32 flags;		/* CPC_KREQ_* */
+	__u64 config;
+	__u64 preset;		/* the count starts here, mod 2^64 */
+	__u64 reserved[2];	/* must be 0 */
+};
+
+/* Bind flags. */
+#define CPC_KBIND_START_FROZEN 0x1	/* counters start stopped */
+#define CPC_KBIND_ALL CPC_KBIND_START_FROZEN
+
+/*
+ * CPC_KIOC_BIND: replaces the target thread's binding with these requests.
+ * CPC_KIOC_GROUP_OPEN: (re)opens the target thread's group aggregate:
+ * counters that also count every thread it creates afterwards (and their
+ * threads), live or exited; presets and CPC_KREQ_OVF_EMT are not allowed.
+ */
+struct cpc_kbind {
+	__u32 abi;		/* CPC_KMOD_ABI */
+	__u32 flags;		/* CPC_KBIND_* */
+	__s32 tid;		/* 0: the calling thread */
+	__u32 nreqs;		/* 1 .. CPC_KMOD_MAX_REQS */
+	__u64 reserved[2];	/* must be 0 */
+	struct cpc_kreq req[CPC_KMOD_MAX_REQS];	/* nreqs used, rest 0 */
+};
+
+/* Sample flags (out). */
+#define CPC_KSAMPLE_FROZEN 0x1	/* stopped by an overflow */
+
+/*
+ * CPC_KIOC_SAMPLE: the target's counts (preset + events since bind).
+ * CPC_KIOC_GROUP_SAMPLE: the sums of its group aggregate.
+ */
+struct cpc_ksample {
+	__u32 abi;		/* in: CPC_KMOD_ABI */
+	__s32 tid;		/* in: 0 for the calling thread */
+	__u32 nreqs;		/* out */
+	__u32 flags;		/* out: CPC_KSAMPLE_* */
+	__u64 ontime_ns;	/* out: on-CPU time since bind (group: summed) */
+	__u64 vals[CPC_KMOD_MAX_REQS];	/* out */
+	__u64 reserved[2];	/* in: must be 0 */
+};
+
+/* CPC_KIOC_RELE, CPC_KIOC_GROUP_CLOSE, CPC_KIOC_RESTART: which thread. */
+struct cpc_ktarget {
+	__u32 abi;		/* CPC_KMOD_ABI */
+	__s32 tid;		/* 0: the calling thread */
+	__u64 reserved;		/* must be 0 */
+};
+
+/* Capabilities (struct cpc_kinfo). */
+#define CPC_KCAP_OVERFLOW 0x1	/* SIGEMT on overflow */
+#define CPC_KCAP_HW_PMU 0x2	/* the kernel has a hardware PMU */
+
+struct cpc_kinfo {
+	__u32 abi;		/* out: CPC_KMOD_ABI */
+	__u32 max_reqs;		/* out: CPC_KMOD_MAX_REQS */
+	__u32 caps;		/* out: CPC_KCAP_* */
+	__u32 signo;		/* out: the overflow signal (16, SIGEMT) */
+	__u64 reserved[2];	/* out: 0 */
+};
+
+/*
+ * The state page: mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) maps the
+ * calling thread's page (it must be bound; a rebind keeps the page).  The
+ * module rewrites it at bind, at each CPC_KIOC_SAMPLE and when an overflow
+ * freezes the counters, under the sequence counter: read seq (even), the
+ * fields, then seq again, and retry if it changed.  index[i] is the rdpmc
+ * counter number + 1 of request i when user space may read the counter
+ * itself, or 0: then use CPC_KIOC_SAMPLE (always 0 in this version, whose
+ * counters are perf kernel counters).
+ */
+struct cpc_kpage {
+	__u32 seq;
+	__u32 nreqs;
+	__u32 flags;		/* CPC_KSAMPLE_* */
+	__u32 reserved0;
+	__u32 index[CPC_KMOD_MAX_REQS];
+	__u64 vals[CPC_KMOD_MAX_REQS];	/* counts as of the last update */
+	__u64 ontime_ns;
+	__u64 updates;		/* number of updates since bind */
+};
+
+#define CPC_KIOC_TYPE 0xCF
+#define CPC_KIOC_INFO _IOR(CPC_KIOC_TYPE, 0, struct cpc_kinfo)
+#define CPC_KIOC_BIND _IOW(CPC_KIOC_TYPE, 1, struct cpc_kbind)
+#define CPC_KIOC_SAMPLE _IOWR(CPC_KIOC_TYPE, 2, struct cpc_ksample)
+#define CPC_KIOC_RELE _IOW(CPC_KIOC_TYPE, 3, struct cpc_ktarget)
+#define CPC_KIOC_RESTART _IOW(CPC_KIOC_TYPE, 4, struct cpc_ktarget)
+#define CPC_KIOC_GROUP_OPEN _IOW(CPC_KIOC_TYPE, 5, struct cpc_kbind)
+#define CPC_KIOC_GROUP_SAMPLE _IOWR(CPC_KIOC_TYPE, 6, struct cpc_ksample)
+#define CPC_KIOC_GROUP_CLOSE _IOW(CPC_KIOC_TYPE, 7, struct cpc_ktarget)
+
+#endif /* _UAPI_CPC_KMOD_H */
