@@ -22,7 +22,7 @@ typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
 struct start_block {
 	void *(*start)(void *);
 	void *arg;
-	struct cpc_inherit inh;
+	struct cpc_inheritance inh;
 };
 
 static void *inheriting_start(void *p)

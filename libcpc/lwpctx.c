@@ -13,21 +13,26 @@
 #include "lwpctx.h"
 
 struct lwpctx {
-	/* Bumped around every bind and release, so that a sample
+	/* Bumped around every change of the binding, so that a sample
 	 * interrupted by a handler that rebinds notices and retries. */
 	volatile unsigned gen;
-	int bound;
+	int bound;		/* a binding exists (maybe stopped) */
+	int counting;		/* the backend holds counters (priv valid) */
 	volatile int frozen;	/* stopped by an overflow, until rebind */
 	int registered;		/* thread-exit destructor armed */
 	unsigned bflags;
 	int member;		/* context inherited from another LWP */
 	int group_open;		/* owns an inheritance group's aggregate */
+	uint64_t group_key;	/* which events the aggregate counts */
+	const void *owner;
 	const struct cpc_backend *be;
 	const struct cpc_backend *group_be;
+	struct cpc_inherit inh;
+	struct cpc_reqset set;	/* as bound; presets for restart */
+	uint64_t stopped[CPC_MAX_REQS];	/* counts when stopped */
+	uint64_t stopped_tsc;
 	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
 	_Alignas(8) unsigned char gpriv[CPC_BACKEND_PRIV_SIZE];
-	struct cpc_reqset group_set;	/* what the aggregate counts */
-	struct cpc_inherit inh;		/* what new LWPs inherit */
 };
 
 static __thread struct lwpctx lwp __attribute__((tls_model("initial-exec")));
@@ -35,17 +40,24 @@ static __thread struct lwpctx lwp __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
-static void release_locked(struct lwpctx *c)
+static void begin_change(struct lwpctx *c)
 {
-	if (!c->bound)
-		return;
 	c->gen++;
 	atomic_signal_fence(memory_order_seq_cst);
-	c->bound = 0;
-	c->bflags = 0;
-	c->be->release(c->priv);
+}
+
+static void end_change(struct lwpctx *c)
+{
 	atomic_signal_fence(memory_order_seq_cst);
 	c->gen++;
+}
+
+static void stop_counters(struct lwpctx *c)
+{
+	if (c->counting) {
+		c->counting = 0;
+		c->be->release(c->priv);
+	}
 }
 
 static void close_group(struct lwpctx *c)
@@ -56,12 +68,22 @@ static void close_group(struct lwpctx *c)
 	}
 }
 
+static void release_all(struct lwpctx *c)
+{
+	begin_change(c);
+	stop_counters(c);
+	c->bound = 0;
+	c->bflags = 0;
+	c->owner = NULL;
+	close_group(c);
+	end_change(c);
+}
+
 /* A thread that exits while bound gives its counters back. */
 static void on_thread_exit(void *arg)
 {
 	struct lwpctx *c = arg;
-	release_locked(c);
-	close_group(c);
+	release_all(c);
 	c->member = 0;
 }
 
@@ -78,49 +100,69 @@ __attribute__((constructor)) static void lwpctx_init(void)
 	pthread_atfork(NULL, NULL, on_fork_child);
 }
 
-/* Same events and modes, whatever the presets and overflow flags? */
-static int same_selection(const struct cpc_reqset *a,
-    const struct cpc_reqset *b)
+/* A fingerprint of the events and modes of a set (not presets, not EMT). */
+static uint64_t selection_key(const struct cpc_reqset *set)
 {
 	const uint32_t modes = CPC_COUNT_USER | CPC_COUNT_SYSTEM;
-	if (a->nreqs != b->nreqs)
-		return 0;
-	for (unsigned i = 0; i < a->nreqs; i++)
-		if (memcmp(&a->req[i].sel, &b->req[i].sel,
-			sizeof(a->req[i].sel)) != 0 ||
-		    (a->req[i].flags & modes) != (b->req[i].flags & modes))
-			return 0;
-	return 1;
+	uint64_t h = 1469598103934665603ULL;
+	for (unsigned i = 0; i < set->nreqs; i++) {
+		const struct cpc_req *r = &set->req[i];
+		uint64_t words[5] = { r->sel.type, r->sel.config,
+			r->sel.config1, r->sel.config2, r->flags & modes };
+		for (int w = 0; w < 5; w++)
+			h = (h ^ words[w]) * 1099511628211ULL;
+	}
+	return h ^ set->nreqs;
 }
 
 /*
  * The LWP that binds with inheritance and did not inherit its own context
  * owns the group aggregate; it keeps it across rebinds of the same events.
  */
-static int update_group(struct lwpctx *c, const struct cpc_reqset *set,
-    const struct cpc_backend *be)
+static int update_group(struct lwpctx *c)
 {
 	if (!(c->bflags & CPC_BIND_LWP_INHERIT) || c->member) {
 		close_group(c);
 		return 0;
 	}
-	if (c->group_open && c->group_be == be &&
-	    same_selection(&c->group_set, set))
+	uint64_t key = selection_key(&c->set);
+	if (c->group_open && c->group_be == c->be && c->group_key == key)
 		return 0;
 	close_group(c);
 	memset(c->gpriv, 0, sizeof(c->gpriv));
-	int rc = be->group_open(c->gpriv, set);
+	int rc = c->be->group_open(c->gpriv, &c->set);
 	if (rc != 0)
 		return rc;
-	c->group_be = be;
-	c->group_set = *set;
+	c->group_be = c->be;
+	c->group_key = key;
 	c->group_open = 1;
 	return 0;
 }
 
+/*
+ * (Re)starts counting c->set with the given presets (NULL: the set's own).
+ * The caller has begun a change.
+ */
+static int start_counters(struct lwpctx *c, const uint64_t *presets,
+    unsigned extra_flags, int *bad)
+{
+	struct cpc_reqset run = c->set;
+	if (presets != NULL)
+		for (unsigned i = 0; i < run.nreqs; i++)
+			run.req[i].preset = presets[i];
+	stop_counters(c);
+	memset(c->priv, 0, sizeof(c->priv));
+	int rc = c->be->bind(c->priv, &run, c->bflags | extra_flags, bad);
+	if (rc == 0) {
+		c->counting = 1;
+		c->frozen = (extra_flags & CPC_BACKEND_START_FROZEN) != 0;
+	}
+	return rc;
+}
+
 static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
-    unsigned bflags, const struct cpc_inherit *inh, int *bad,
-    const char **why)
+    unsigned bflags, const struct cpc_inherit *inh, const void *owner,
+    int *bad, const char **why)
 {
 	const struct cpc_backend *be = cpc_backend_get(why);
 
@@ -130,38 +172,38 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 	/* Calibrate the TSC once, before anything counts. */
 	(void)cpc_tsc_khz();
 
-	release_locked(c);
-	c->gen++;
-	atomic_signal_fence(memory_order_seq_cst);
-	memset(c->priv, 0, sizeof(c->priv));
-	int rc = be->bind(c->priv, set, bflags, bad);
+	begin_change(c);
+	stop_counters(c);
+	c->bound = 0;
+	c->be = be;
+	c->set = *set;
+	c->bflags = bflags & ~CPC_BACKEND_START_FROZEN;
+	if (c->bflags & CPC_BIND_LWP_INHERIT)
+		c->inh = *inh;
+	int rc = start_counters(c, NULL, bflags & CPC_BACKEND_START_FROZEN,
+	    bad);
+	if (rc == 0)
+		rc = update_group(c);
 	if (rc == 0) {
-		c->be = be;
-		c->frozen = (bflags & CPC_BACKEND_START_FROZEN) != 0;
-		c->bflags = bflags & ~CPC_BACKEND_START_FROZEN;
-		if (c->bflags & CPC_BIND_LWP_INHERIT)
-			c->inh = *inh;
 		c->bound = 1;
-		rc = update_group(c, set, be);
-		if (rc != 0) {
-			c->bound = 0;
-			c->bflags = 0;
-			be->release(c->priv);
+		c->owner = owner;
+		if (!c->registered && exit_key_ok) {
+			pthread_setspecific(exit_key, c);
+			c->registered = 1;
 		}
-	}
-	if (rc != 0)
+	} else {
+		stop_counters(c);
 		close_group(c);
-	if (rc == 0 && !c->registered && exit_key_ok) {
-		pthread_setspecific(exit_key, c);
-		c->registered = 1;
+		c->bflags = 0;
+		c->owner = NULL;
 	}
-	atomic_signal_fence(memory_order_seq_cst);
-	c->gen++;
+	end_change(c);
 	return rc;
 }
 
 int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
-    const struct cpc_inherit *inh, int *bad, const char **why)
+    const struct cpc_inherit *inh, const void *owner, int *bad,
+    const char **why)
 {
 	struct lwpctx *c = &lwp;
 	if ((bflags & CPC_BIND_LWP_INHERIT) && inh == NULL)
@@ -169,7 +211,12 @@ int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
 	/* A bind without inheritance leaves an inherited group. */
 	if (!(bflags & CPC_BIND_LWP_INHERIT))
 		c->member = 0;
-	return bind_locked(c, set, bflags, inh, bad, why);
+	return bind_locked(c, set, bflags, inh, owner, bad, why);
+}
+
+const void *cpc_lwp_owner(void)
+{
+	return lwp.bound ? lwp.owner : NULL;
 }
 
 static uint64_t ns_to_ticks(uint64_t ns)
@@ -184,17 +231,22 @@ int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 	for (;;) {
 		unsigned g = c->gen;
 		atomic_signal_fence(memory_order_seq_cst);
-		if (g & 1)
-			return -EINVAL;	/* only a handler sees this midway */
-		if (!c->bound)
-			return -EINVAL;
+		if ((g & 1) || !c->bound || n > c->set.nreqs)
+			return -EINVAL;	/* odd: only a handler sees this */
+		int rc = 0;
 		uint64_t ns = 0;
-		int rc = c->be->sample(c->priv, vals, n, &ns);
+		if (c->counting) {
+			rc = c->be->sample(c->priv, vals, n, &ns);
+			ns = ns_to_ticks(ns);
+		} else {
+			memcpy(vals, c->stopped, n * sizeof(vals[0]));
+			ns = c->stopped_tsc;
+		}
 		atomic_signal_fence(memory_order_seq_cst);
 		if (c->gen != g)
 			continue;
 		if (rc == 0 && tsc != NULL)
-			*tsc = ns_to_ticks(ns);
+			*tsc = ns;
 		return rc;
 	}
 }
@@ -222,16 +274,10 @@ int cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 int cpc_lwp_release(void)
 {
 	struct lwpctx *c = &lwp;
+	int was_bound = c->bound;
 	c->member = 0;
-	if (!c->bound) {
-		close_group(c);
-		return -EINVAL;
-	}
-	release_locked(c);
-	c->gen++;
-	close_group(c);
-	c->gen++;
-	return 0;
+	release_all(c);
+	return was_bound ? 0 : -EINVAL;
 }
 
 int cpc_lwp_is_bound(void)
@@ -239,12 +285,62 @@ int cpc_lwp_is_bound(void)
 	return lwp.bound;
 }
 
+int cpc_lwp_set_preset(unsigned index, uint64_t preset)
+{
+	struct lwpctx *c = &lwp;
+	if (!c->bound || index >= c->set.nreqs)
+		return -EINVAL;
+	c->set.req[index].preset = preset;
+	return 0;
+}
+
+int cpc_lwp_restart(void)
+{
+	struct lwpctx *c = &lwp;
+	int bad;
+	if (!c->bound)
+		return -EINVAL;
+	begin_change(c);
+	int rc = start_counters(c, NULL, 0, &bad);
+	if (rc != 0)
+		c->bound = 0;
+	end_change(c);
+	return rc;
+}
+
+int cpc_lwp_enable(int on)
+{
+	struct lwpctx *c = &lwp;
+	int bad, rc = 0;
+
+	if (!c->bound || (on != 0) == (c->counting != 0))
+		return -EINVAL;
+	if (!on) {
+		uint64_t vals[CPC_MAX_REQS], tsc;
+		rc = cpc_lwp_sample(vals, c->set.nreqs, &tsc);
+		if (rc != 0)
+			return rc;
+		begin_change(c);
+		memcpy(c->stopped, vals, sizeof(vals));
+		c->stopped_tsc = tsc;
+		stop_counters(c);
+		end_change(c);
+		return 0;
+	}
+	begin_change(c);
+	rc = start_counters(c, c->stopped, 0, &bad);
+	if (rc != 0)
+		c->bound = 0;
+	end_change(c);
+	return rc;
+}
+
 int cpc_lwp_overflow(const siginfo_t *si)
 {
 	struct lwpctx *c = &lwp;
 
 	/* A signal that lands while this LWP is (re)binding is not ours. */
-	if ((c->gen & 1) || !c->bound || !c->be->is_overflow(c->priv, si))
+	if ((c->gen & 1) || !c->counting || !c->be->is_overflow(c->priv, si))
 		return CPC_OVF_NOT_OURS;
 	if (c->frozen)
 		return CPC_OVF_DUPLICATE;
@@ -258,18 +354,24 @@ int cpc_lwp_inherits(void)
 	return lwp.bound && (lwp.bflags & CPC_BIND_LWP_INHERIT);
 }
 
-int cpc_lwp_inheritance(struct cpc_inherit *inh)
+int cpc_lwp_inheritance(struct cpc_inheritance *out)
 {
+	struct lwpctx *c = &lwp;
 	if (!cpc_lwp_inherits())
 		return 0;
-	*inh = lwp.inh;
+	out->set = c->set;
+	out->inh = c->inh;
+	out->owner = c->owner;
+	if (c->inh.zero_presets)
+		for (unsigned i = 0; i < out->set.nreqs; i++)
+			out->set.req[i].preset = 0;
 	return 1;
 }
 
-void cpc_lwp_adopt(const struct cpc_inherit *inh, void *start_pc)
+void cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc)
 {
 	struct lwpctx *c = &lwp;
-	struct cpc_reqset set = inh->child;
+	struct cpc_reqset set = in->set;
 	unsigned bflags = CPC_BIND_LWP_INHERIT;
 	int emt = 0, bad;
 	const char *why = NULL;
@@ -281,12 +383,12 @@ void cpc_lwp_adopt(const struct cpc_inherit *inh, void *start_pc)
 		}
 	if (emt) {
 		bflags |= CPC_BACKEND_START_FROZEN;
-		for (unsigned i = 0; i < set.nreqs; i++)
-			if (inh->all_start_at_max)
+		if (in->inh.all_start_at_max)
+			for (unsigned i = 0; i < set.nreqs; i++)
 				set.req[i].preset = UINT64_MAX;
 	}
 	c->member = 1;
-	int rc = bind_locked(c, &set, bflags, inh, &bad, &why);
+	int rc = bind_locked(c, &set, bflags, &in->inh, in->owner, &bad, &why);
 	if (rc != 0) {
 		c->member = 0;
 		cpc_report("bind_event", "new LWP %d could not inherit its "
@@ -294,7 +396,7 @@ void cpc_lwp_adopt(const struct cpc_inherit *inh, void *start_pc)
 		    why != NULL ? why : strerrordesc_np(-rc));
 		return;
 	}
-	inh->adopt(inh->tag);
+	in->inh.adopt(in->inh.tag);
 	if (emt) {
 		siginfo_t si;
 		memset(&si, 0, sizeof(si));

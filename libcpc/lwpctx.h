@@ -4,9 +4,9 @@
  * allocation and no lock (they are async-signal-safe).
  *
  * With CPC_BIND_LWP_INHERIT, every LWP the bound LWP creates afterwards
- * (see inherit.c) gets its own context from a description the interface
- * layer supplies at bind (struct cpc_inherit), and the LWP that bound
- * first also owns the aggregate counts of the whole inheritance group.
+ * (see inherit.c) binds the same set in its own context, and the LWP that
+ * bound first also owns the aggregate counts of the whole inheritance
+ * group.
  */
 #ifndef LIBCPC_LWPCTX_H
 #define LIBCPC_LWPCTX_H
@@ -18,9 +18,9 @@
 
 #define CPC_INHERIT_TAG_SIZE 64
 
-/* What a new LWP inherits from a binding made with CPC_BIND_LWP_INHERIT. */
+/* How new LWPs inherit a binding made with CPC_BIND_LWP_INHERIT. */
 struct cpc_inherit {
-	struct cpc_reqset child;	/* the set it binds, presets included */
+	int zero_presets;	/* count from 0 (v1), not the set's presets (v2) */
 	/* With overflow notification, all requests (v1), not only the
 	 * notifying ones (v2), start frozen at UINT64_MAX. */
 	int all_start_at_max;
@@ -29,14 +29,26 @@ struct cpc_inherit {
 	unsigned char tag[CPC_INHERIT_TAG_SIZE];
 };
 
+/* Everything a new LWP needs, captured by pthread_create. */
+struct cpc_inheritance {
+	struct cpc_reqset set;
+	struct cpc_inherit inh;
+	const void *owner;
+};
+
 /*
  * Binds set to the calling LWP, replacing any previous binding.  inh is
- * required with CPC_BIND_LWP_INHERIT and ignored otherwise.  Returns 0 or
- * -errno; on failure *bad is the failing request (or -1) and *why a
- * static explanation when the backend itself is unavailable.
+ * required with CPC_BIND_LWP_INHERIT and ignored otherwise; owner tags the
+ * binding with the interface object it belongs to (cpc_lwp_owner).
+ * Returns 0 or -errno; on failure *bad is the failing request (or -1) and
+ * *why a static explanation when the backend itself is unavailable.
  */
 int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
-    const struct cpc_inherit *inh, int *bad, const char **why);
+    const struct cpc_inherit *inh, const void *owner, int *bad,
+    const char **why);
+
+/* The owner tag of the calling LWP's binding, or NULL if unbound. */
+const void *cpc_lwp_owner(void);
 
 /*
  * Samples the n counts of the calling LWP's binding and its on-CPU time
@@ -58,6 +70,22 @@ int cpc_lwp_release(void);
 /* 1 if the calling LWP has a binding. */
 int cpc_lwp_is_bound(void);
 
+/* Sets the preset request `index` gets at the next restart: 0 or -EINVAL. */
+int cpc_lwp_set_preset(unsigned index, uint64_t preset);
+
+/*
+ * Restarts the binding: every count goes back to its preset and counting
+ * resumes (also after an overflow froze it).  0 or -errno.
+ */
+int cpc_lwp_restart(void);
+
+/*
+ * Stops (on = 0) or resumes (on = 1) counting without unbinding; samples
+ * taken while stopped return the counts at the stop.  0, or -EINVAL when
+ * nothing is bound or it is already in that state, or another -errno.
+ */
+int cpc_lwp_enable(int on);
+
 enum { CPC_OVF_NOT_OURS, CPC_OVF_NEW, CPC_OVF_DUPLICATE };
 
 /*
@@ -71,16 +99,16 @@ int cpc_lwp_inherits(void);
 
 /*
  * For pthread_create: copies what a new LWP must inherit from the calling
- * LWP into *inh and returns 1, or returns 0 when it inherits nothing.
+ * LWP into *out and returns 1, or returns 0 when it inherits nothing.
  */
-int cpc_lwp_inheritance(struct cpc_inherit *inh);
+int cpc_lwp_inheritance(struct cpc_inheritance *out);
 
 /*
  * In a new LWP, before its start routine: binds the inherited context.
- * When the set asks for overflow notification, the counters of those
- * requests start frozen at UINT64_MAX and SIGEMT is sent at once, so the
- * LWP's handler can preset them and rebind (Solaris semantics).
+ * When the set asks for overflow notification, the counters start frozen
+ * at UINT64_MAX and SIGEMT is sent at once, so the LWP's handler can
+ * preset them and rebind (Solaris semantics).
  */
-void cpc_lwp_adopt(const struct cpc_inherit *inh, void *start_pc);
+void cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc);
 
 #endif

@@ -27,6 +27,15 @@ struct v1_binding {
 
 static __thread struct v1_binding v1 __attribute__((tls_model("initial-exec")));
 
+/* Tags the LWP bindings made through this layer (cpc_lwp_owner). */
+static const char v1_owner;
+
+/* Is the calling LWP's binding a version 1 one? */
+static int v1_bound(void)
+{
+	return v1.bound && cpc_lwp_owner() == &v1_owner;
+}
+
 /* What a new LWP needs to take over a version 1 binding. */
 struct v1_tag {
 	int cpuver;
@@ -52,13 +61,11 @@ static void v1_adopt(const unsigned char *tag)
 
 /* New LWPs count from zero, with the same events (Solaris v1). */
 static void describe_inheritance(struct cpc_inherit *inh,
-    const struct cpc_reqset *set, const cpc_event_t *ev, int flags)
+    const cpc_event_t *ev, int flags)
 {
 	struct v1_tag t = { ev->ce_cpuver, flags,
 		{ ev->ce_pes[0], ev->ce_pes[1] } };
-	inh->child = *set;
-	for (unsigned i = 0; i < set->nreqs; i++)
-		inh->child.req[i].preset = 0;
+	inh->zero_presets = 1;
 	inh->all_start_at_max = 1;
 	inh->adopt = v1_adopt;
 	memset(inh->tag, 0, sizeof(inh->tag));
@@ -194,8 +201,9 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	v1.bound = 0;
 	struct cpc_inherit inh;
 	if (flags & CPC_BIND_LWP_INHERIT)
-		describe_inheritance(&inh, &set, ev, flags);
-	int rc = cpc_lwp_bind(&set, (unsigned)flags, &inh, &bad, &why);
+		describe_inheritance(&inh, ev, flags);
+	int rc = cpc_lwp_bind(&set, (unsigned)flags, &inh, &v1_owner, &bad,
+	    &why);
 	if (rc != 0) {
 		report_bind_error(ev, -rc, bad, why);
 		return fail(-rc == ENOENT ? EINVAL : -rc);
@@ -226,7 +234,7 @@ static int sample_v1(cpc_event_t *out)
 {
 	uint64_t vals[2], tsc = 0;
 
-	if (!v1.bound || !cpc_lwp_is_bound())
+	if (!v1_bound())
 		return fail(EINVAL);
 	int rc = cpc_lwp_sample(vals, 2, &tsc);
 	if (rc != 0)
@@ -257,7 +265,7 @@ int cpc_take_group_sample(cpc_event_t *event)
 	int saved = errno;
 	uint64_t vals[2], tsc = 0;
 
-	if (event == NULL || !v1.bound)
+	if (event == NULL || !v1_bound())
 		return fail(EINVAL);
 	int rc = cpc_lwp_group_sample(vals, 2, &tsc);
 	if (rc != 0)
