@@ -35,14 +35,20 @@ void cpc_report(const char *fn, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (user != NULL) {
+	if (user != NULL)
 		user(fn, fmt, ap);
-	} else {
-		char line[1024];
-		size_t len = cpc_safe_fmt(line, sizeof(line), "libcpc: %s: ", fn);
-		len += cpc_safe_vfmt(line + len, sizeof(line) - len, fmt, ap);
-		write_all(STDERR_FILENO, line, len);
-	}
+	else
+		cpc_vreport_stderr(fn, fmt, ap);
 	va_end(ap);
+	errno = saved;
+}
+
+void cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	char line[1024];
+	size_t len = cpc_safe_fmt(line, sizeof(line), "libcpc: %s: ", fn);
+	len += cpc_safe_vfmt(line + len, sizeof(line) - len, fmt, ap);
+	write_all(STDERR_FILENO, line, len);
 	errno = saved;
 }

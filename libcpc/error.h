@@ -2,6 +2,8 @@
 #ifndef LIBCPC_ERROR_H
 #define LIBCPC_ERROR_H
 
+#include <stdarg.h>
+
 /*
  * Reports an error for library function `fn` (a short Solaris name such as
  * "strtoevent") through the function set by cpc_seterrfn(), or by default
@@ -10,5 +12,8 @@
  */
 void cpc_report(const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* The default printer alone ("libcpc: <fn>: <message>" on stderr). */
+void cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap);
 
 #endif

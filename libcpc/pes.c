@@ -92,7 +92,7 @@ int cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
  * P6 event codes whose event still exists on today's processors under
  * another code.  Codes not listed are counted as given.
  */
-static unsigned p6_code_on_running_cpu(unsigned code)
+unsigned cpc_p6_code_on_running_cpu(unsigned code)
 {
 	struct cpc_cpuinfo ci;
 	cpc_cpuinfo_read(&ci);
@@ -143,7 +143,7 @@ int cpc_pes_evsel(int cpuver, uint32_t pes, struct cpc_evsel *sel)
 	unsigned umask = (pes >> CPC_P6_PES_UMASK_SHIFT) & 0xff;
 	unsigned cmask = (pes >> CPC_P6_PES_CMASK_SHIFT) & 0xff;
 	if (family == CPC_FAMILY_P6)
-		code = p6_code_on_running_cpu(code);
+		code = cpc_p6_code_on_running_cpu(code);
 	memset(sel, 0, sizeof(*sel));
 	sel->type = PERF_TYPE_RAW;
 	sel->config = code | umask << 8 | (uint64_t)cmask << 24;

@@ -65,4 +65,10 @@ int cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
  */
 int cpc_pes_evsel(int cpuver, uint32_t pes, struct cpc_evsel *sel);
 
+/*
+ * The code a P6 event code has on the running processor, where the event
+ * still exists under another code (cpu_clk_unhalted, ...).
+ */
+unsigned cpc_p6_code_on_running_cpu(unsigned code);
+
 #endif

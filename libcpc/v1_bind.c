@@ -175,29 +175,38 @@ static int build_set(const cpc_event_t *ev, int flags,
 	return 0;
 }
 
+/* A bind that fails leaves the LWP unbound, whatever the reason. */
+static int bind_failed(int err)
+{
+	v1.bound = 0;
+	(void)cpc_lwp_release();
+	return fail(err);
+}
+
 static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 {
 	struct cpc_reqset set;
 	int bad;
 	const char *why = NULL;
 
-	/* Whatever happens, the previous binding is gone. */
-	v1.bound = 0;
-	(void)cpc_lwp_release();
 	if ((flags & ~(CPC_BIND_LWP_INHERIT | CPC_BIND_EMT_OVF)) != 0) {
 		cpc_report(FN_BIND, "invalid flags 0x%x\n", (unsigned)flags);
-		return fail(EINVAL);
+		return bind_failed(EINVAL);
 	}
 	int err = build_set(ev, flags, &set);
 	if (err != 0)
-		return fail(err);
+		return bind_failed(err);
 	if (flags & CPC_BIND_EMT_OVF) {
 		int rc = cpc_ovf_signal_arm();
 		if (rc != 0) {
 			cpc_report(FN_BIND, "cannot install the SIGEMT handler\n");
-			return fail(-rc);
+			return bind_failed(-rc);
 		}
 	}
+	/*
+	 * The new binding replaces the old one; an inheritance group
+	 * aggregate survives a rebind of the same events with inheritance.
+	 */
 	v1.bound = 0;
 	struct cpc_inherit inh;
 	if (flags & CPC_BIND_LWP_INHERIT)

@@ -364,6 +364,37 @@ START_TEST(no_leak_over_1000_threads)
 }
 END_TEST
 
+START_TEST(aggregate_survives_rebind)
+{
+	cpc_event_t ev, g1, g2;
+	struct work live;
+	pthread_t t;
+	memset(&live, 0, sizeof(live));
+	live.burn_ns = 20000000;
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(), "task-clock,page-faults",
+			     &ev), 0);
+	ck_assert_int_eq(cpc_bind_event(&ev, CPC_BIND_LWP_INHERIT), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, worker, &live), 0);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(cpc_take_group_sample(&g1), 0);
+	ck_assert_uint_ge(g1.ce_pic[0], 20000000);
+	/* Same events, new presets, still inheriting: the sums go on. */
+	ev.ce_pic[0] = 12345;
+	ck_assert_int_eq(cpc_bind_event(&ev, CPC_BIND_LWP_INHERIT), 0);
+	ck_assert_int_eq(cpc_take_group_sample(&g2), 0);
+	ck_assert_uint_ge(g2.ce_pic[0], g1.ce_pic[0]);
+	/* Other events: a new group. */
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(), "page-faults,task-clock",
+			     &ev), 0);
+	ck_assert_int_eq(cpc_bind_event(&ev, CPC_BIND_LWP_INHERIT), 0);
+	ck_assert_int_eq(cpc_take_group_sample(&g2), 0);
+	ck_assert_uint_lt(g2.ce_pic[1], 10000000);
+	/* A failed bind ends it. */
+	ck_assert_int_eq(cpc_bind_event(&ev, 0x100), -1);
+	ck_assert_int_eq(cpc_take_group_sample(&g2), -1);
+}
+END_TEST
+
 START_TEST(group_sample_errors)
 {
 	cpc_event_t g;
@@ -416,6 +447,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, release_stops_inheritance);
 	tcase_add_test(tc, fork_and_exec);
 	tcase_add_test(tc, no_leak_over_1000_threads);
+	tcase_add_test(tc, aggregate_survives_rebind);
 	tcase_add_test(tc, group_sample_errors);
 	tcase_add_test(tc, only_the_binder_reads_the_group);
 	suite_add_tcase(s, tc);
