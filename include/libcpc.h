@@ -81,6 +81,71 @@ extern int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags);
 extern int cpc_shared_take_sample(int fd, cpc_event_t *event);
 extern int cpc_shared_rele(int fd);
 
+/*
+ * The current interfaces (libcpc version 2).
+ */
+typedef struct __cpc cpc_t;
+typedef struct __cpc_set cpc_set_t;
+typedef struct __cpc_buf cpc_buf_t;
+
+typedef void(cpc_errhndlr_t)(const char *fn, int subcode, const char *fmt,
+    va_list ap);
+
+extern cpc_t *cpc_open(int ver);
+extern int cpc_close(cpc_t *cpc);
+extern uint_t cpc_npic(cpc_t *cpc);
+extern uint_t cpc_caps(cpc_t *cpc);
+extern const char *cpc_cciname(cpc_t *cpc);
+extern const char *cpc_cpuref(cpc_t *cpc);
+extern int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn);
+
+extern cpc_set_t *cpc_set_create(cpc_t *cpc);
+extern int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
+    uint64_t preset, uint_t flags, uint_t nattrs, const cpc_attr_t *attrs);
+
+extern cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf);
+
+extern int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags);
+extern int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
+    uint_t flags);
+extern int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
+    uint_t flags);
+extern int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
+extern int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
+
+extern void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a,
+    cpc_buf_t *b);
+extern void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a,
+    cpc_buf_t *b);
+extern void cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src);
+extern void cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf);
+extern int cpc_buf_get(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *val);
+extern int cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val);
+extern hrtime_t cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf);
+extern uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf);
+
+extern void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
+    void (*action)(void *arg, int index, const char *event, uint64_t preset,
+	uint_t flags, int nattrs, const cpc_attr_t *attrs));
+extern void cpc_walk_events_all(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event));
+extern void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event));
+extern void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+    void (*action)(void *arg, uint_t picno, const char *event));
+extern void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+    void (*action)(void *arg, uint_t picno, const char *event));
+extern void cpc_walk_attrs(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *attr));
+
+extern int cpc_enable(cpc_t *cpc);
+extern int cpc_disable(cpc_t *cpc);
+extern void cpc_terminate(cpc_t *cpc);
+
 #ifdef __cplusplus
 }
 #endif

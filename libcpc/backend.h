@@ -63,6 +63,14 @@ struct cpc_backend {
 extern const struct cpc_backend cpc_perf_backend;
 extern const struct cpc_backend cpc_kmod_backend;
 
+/*
+ * System-wide counting of set on one CPU with perf (cpc_bind_cpu): opens
+ * into priv (CPC_BACKEND_PRIV_SIZE bytes); then cpc_perf_backend.sample
+ * and .release apply.  0 or -errno.
+ */
+int cpc_perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
+    int *bad);
+
 /* Opens the kernel module's device for the kmod backend: 0 or -errno. */
 int cpc_kmod_open(void);
 

@@ -54,9 +54,18 @@ struct group_read {
 	uint64_t values[CPC_MAX_REQS + 1];
 };
 
-static int perf_open(struct perf_event_attr *attr, int group)
+/* Where the events of the set being opened count (see open_set). */
+struct target {
+	pid_t pid;	/* 0: the calling thread; -1: every task on cpu */
+	int cpu;	/* -1: wherever the thread runs */
+};
+
+static const struct target this_thread = { 0, -1 };
+
+static int perf_open(struct perf_event_attr *attr, const struct target *t,
+    int group)
 {
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group,
+	return (int)syscall(SYS_perf_event_open, attr, t->pid, t->cpu, group,
 	    PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -123,7 +132,8 @@ static int arm_overflow(int fd)
  * Returns the fd, or -errno with ENOENT meaning "no such event here" and
  * ENOTSUP "cannot notify overflow".
  */
-static int open_request(const struct cpc_req *r, int group, unsigned how)
+static int open_request(const struct cpc_req *r, const struct target *t,
+    int group, unsigned how)
 {
 	struct perf_event_attr attr;
 	int sampling = samples(r) && !(how & OPEN_NO_SAMPLING);
@@ -140,12 +150,12 @@ static int open_request(const struct cpc_req *r, int group, unsigned how)
 		attr.wakeup_events = 1;
 		attr.disabled = 1;	/* until armed */
 	}
-	int fd = perf_open(&attr, group);
+	int fd = perf_open(&attr, t, group);
 	if (fd < 0 && errno == EINVAL && (how & OPEN_INHERIT)) {
 		/* Before Linux 5.13: plain inheritance. */
 		attr.inherit_thread = 0;
 		attr.remove_on_exec = 0;
-		fd = perf_open(&attr, group);
+		fd = perf_open(&attr, t, group);
 	}
 	if (fd >= 0) {
 		int e = sampling ? arm_overflow(fd) : 0;
@@ -159,7 +169,7 @@ static int open_request(const struct cpc_req *r, int group, unsigned how)
 		/* Does it open without a period?  Then it cannot notify. */
 		attr.sample_period = 0;
 		attr.disabled = 0;
-		int probe = perf_open(&attr, -1);
+		int probe = perf_open(&attr, t, -1);
 		if (probe >= 0) {
 			close(probe);
 			return -ENOTSUP;
@@ -168,14 +178,14 @@ static int open_request(const struct cpc_req *r, int group, unsigned how)
 	return e == EOPNOTSUPP ? -ENOENT : -e;
 }
 
-static int open_dummy_leader(unsigned how)
+static int open_dummy_leader(const struct target *t, unsigned how)
 {
 	struct cpc_req dummy = {
 		.sel = { .type = PERF_TYPE_SOFTWARE,
 			.config = PERF_COUNT_SW_DUMMY },
 		.flags = CPC_COUNT_USER,
 	};
-	return open_request(&dummy, -1, how);
+	return open_request(&dummy, t, -1, how);
 }
 
 static void perf_release(void *priv)
@@ -200,7 +210,7 @@ static int pick_leader(const struct cpc_reqset *set, unsigned how)
 
 /* Opens the group of a request set into p; see the top of this file. */
 static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
-    unsigned how, int *bad)
+    const struct target *t, unsigned how, int *bad)
 {
 	*bad = -1;
 	memset(p, 0, sizeof(*p));
@@ -210,8 +220,8 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 
 	/* Inherited groups read best under a leader of their own. */
 	int lead = (how & OPEN_INHERIT) ? -1 : pick_leader(set, how);
-	int fd = lead >= 0 ? open_request(&set->req[lead], -1, how)
-			   : open_dummy_leader(how);
+	int fd = lead >= 0 ? open_request(&set->req[lead], t, -1, how)
+			   : open_dummy_leader(t, how);
 	if (fd < 0) {
 		*bad = lead;
 		return fd;
@@ -230,11 +240,11 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 			p->slot[i] = SLOT_CLOCK;
 			if (!sampling)
 				continue;
-			fd = open_request(r, -1, how);
+			fd = open_request(r, t, -1, how);
 			if (fd >= 0)
 				p->notify[p->nnotify++] = fd;
 		} else {
-			fd = open_request(r, p->fd[0], how & ~OPEN_DISABLED);
+			fd = open_request(r, t, p->fd[0], how & ~OPEN_DISABLED);
 			if (fd >= 0) {
 				if (sampling)
 					p->sampling |= 1u << p->nfd;
@@ -257,7 +267,14 @@ static int perf_bind(void *priv, const struct cpc_reqset *set,
 	unsigned how = 0;
 	if (bflags & CPC_BACKEND_START_FROZEN)
 		how = OPEN_DISABLED | OPEN_NO_SAMPLING;
-	return open_set(priv, set, how, bad);
+	return open_set(priv, set, &this_thread, how, bad);
+}
+
+int cpc_perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
+    int *bad)
+{
+	struct target t = { -1, cpu };
+	return open_set(priv, set, &t, OPEN_NO_SAMPLING, bad);
 }
 
 static int perf_sample(void *priv, uint64_t *vals, unsigned n,
@@ -311,7 +328,8 @@ static int perf_group_open(void *gpriv, const struct cpc_reqset *set)
 {
 	struct perf_lwp *p = gpriv;
 	int bad;
-	int rc = open_set(p, set, OPEN_INHERIT | OPEN_NO_SAMPLING, &bad);
+	int rc = open_set(p, set, &this_thread, OPEN_INHERIT | OPEN_NO_SAMPLING,
+	    &bad);
 	/* Sums of events: the presets are not part of them. */
 	memset(p->preset, 0, sizeof(p->preset));
 	return rc;

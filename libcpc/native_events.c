@@ -22,6 +22,7 @@ static pthread_mutex_t native_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_ok;
 static const char *pfm_pmu;
+static int pfm_counters;
 
 static void pfm_init(void)
 {
@@ -37,9 +38,16 @@ static void pfm_init(void)
 		if (pfm_get_pmu_info(p, &info) == PFM_SUCCESS &&
 		    info.is_present && info.type == PFM_PMU_TYPE_CORE) {
 			pfm_pmu = info.name;
+			pfm_counters = info.num_cntrs + info.num_fixed_cntrs;
 			break;
 		}
 	}
+}
+
+int cpc_native_counters(void)
+{
+	pthread_once(&pfm_once, pfm_init);
+	return pfm_counters;
 }
 
 const char *cpc_native_pmu_name(void)

@@ -23,6 +23,9 @@ int cpc_native_evsel(unsigned index, struct cpc_evsel *sel);
 /* Calls action for every event name of the running core PMU(s). */
 void cpc_native_walk(void *arg, void (*action)(void *arg, const char *name));
 
+/* General-purpose plus fixed counters of the libpfm4 core PMU, or 0. */
+int cpc_native_counters(void);
+
 /* The name of the libpfm4 core PMU detected (e.g. "skl"), or NULL. */
 const char *cpc_native_pmu_name(void);
 

@@ -1,0 +1,185 @@
+/*
+ * Binding and sampling with the current interfaces: cpc_bind_curlwp,
+ * cpc_unbind, cpc_set_sample, cpc_request_preset, cpc_set_restart,
+ * cpc_enable and cpc_disable, on the same per-LWP core as version 1.
+ * The sample, restart, preset and rebind paths are async-signal-safe.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "error.h"
+#include "lwpctx.h"
+#include "ovf_signal.h"
+#include "v2.h"
+
+#define FN_BIND "cpc_bind_curlwp"
+
+static int fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+/* New LWPs start from the set's presets (Solaris v2). */
+static void v2_adopt(const unsigned char *tag)
+{
+	(void)tag;
+}
+
+static const struct cpc_inherit v2_inherit = {
+	.zero_presets = 0,
+	.all_start_at_max = 0,
+	.adopt = v2_adopt,
+};
+
+/* The subcode a backend error is reported with. */
+static int backend_subcode(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case EBUSY:
+		return CPC_RESOURCE_UNAVAIL;
+	default:
+		return -1;
+	}
+}
+
+int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
+{
+	int saved = errno;
+	struct cpc_reqset rs;
+	int bad, emt = 0;
+	const char *why = NULL;
+
+	if (set == NULL || set->nreqs == 0 ||
+	    (flags & ~(uint_t)CPC_BIND_LWP_INHERIT) != 0)
+		return fail(EINVAL);
+	/* Problems found when the requests were added. */
+	for (struct v2_req *r = set->reqs; r != NULL; r = r->next) {
+		if (r->bind_subcode > 0) {
+			v2_report(cpc, FN_BIND, r->bind_subcode);
+			return fail(r->bind_errno);
+		}
+		emt |= (r->req.flags & CPC_OVF_NOTIFY_EMT) != 0;
+	}
+	if (emt) {
+		int rc = cpc_ovf_signal_arm();
+		if (rc != 0)
+			return fail(-rc);
+	}
+	if (set->state == V2_BOUND_CPU)
+		v2_unbind_set(set);
+	v2_compile(set, &rs);
+	int rc = cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
+	if (rc != 0) {
+		if (why != NULL)
+			cpc_report(FN_BIND, "%s\n", why);
+		else
+			v2_report(cpc, FN_BIND, backend_subcode(-rc));
+		return fail(-rc == ENOENT || -rc == EOPNOTSUPP ? EINVAL : -rc);
+	}
+	set->state = V2_BOUND_LWP;
+	errno = saved;
+	return 0;
+}
+
+void v2_unbind_set(cpc_set_t *set)
+{
+	if (set->state == V2_BOUND_LWP && cpc_lwp_owner() == set)
+		(void)cpc_lwp_release();
+	if (set->state == V2_BOUND_CPU)
+		v2_cpu_unbind(set);
+	set->state = V2_UNBOUND;
+}
+
+int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
+{
+	int saved = errno;
+	if (!v2_owns_set(cpc, set) || set->state == V2_UNBOUND)
+		return fail(EINVAL);
+	v2_unbind_set(set);
+	errno = saved;
+	return 0;
+}
+
+int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
+{
+	int saved = errno;
+	uint64_t tick = 0;
+
+	(void)cpc;
+	if (set == NULL || buf == NULL || buf->nvals != set->nreqs)
+		return fail(EINVAL);
+	if (set->state == V2_BOUND_CPU) {
+		int rc = v2_cpu_sample(set, buf);
+		if (rc != 0)
+			return fail(-rc);
+		errno = saved;
+		return 0;
+	}
+	if (set->state != V2_BOUND_LWP || cpc_lwp_owner() != set)
+		return fail(EINVAL);
+	int rc = cpc_lwp_sample(buf->vals, (unsigned)buf->nvals, &tick);
+	if (rc != 0)
+		return fail(-rc);
+	buf->hrtime = gethrtime();
+	buf->tick = tick;
+	errno = saved;
+	return 0;
+}
+
+int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
+{
+	int saved = errno;
+	(void)cpc;
+	if (index < 0 || cpc_lwp_set_preset((unsigned)index, preset) != 0)
+		return fail(EINVAL);
+	errno = saved;
+	return 0;
+}
+
+int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
+{
+	int saved = errno;
+	(void)cpc, (void)set;
+	int rc = cpc_lwp_restart();
+	if (rc != 0)
+		return fail(-rc);
+	errno = saved;
+	return 0;
+}
+
+static int enable(int on)
+{
+	int saved = errno;
+	int rc = cpc_lwp_enable(on);
+	if (rc != 0)
+		return fail(-rc);
+	errno = saved;
+	return 0;
+}
+
+int cpc_enable(cpc_t *cpc)
+{
+	(void)cpc;
+	return enable(1);
+}
+
+int cpc_disable(cpc_t *cpc)
+{
+	(void)cpc;
+	return enable(0);
+}
+
+int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
+    uint_t flags)
+{
+	(void)pctx, (void)id;
+	if (flags != 0 || set == NULL || set->nreqs == 0 ||
+	    !v2_owns_set(cpc, set))
+		return fail(EINVAL);
+	cpc_report("cpc_bind_pctx", "process contexts (libpctx) are not "
+				    "supported by this version of libcpc\n");
+	return fail(ENOTSUP);
+}
