@@ -62,6 +62,12 @@ void v2_unlock(cpc_t *cpc, const sigset_t *saved);
 /* Reports subcode for function fn through the handle's error handler. */
 void v2_report(cpc_t *cpc, const char *fn, int subcode);
 
+/*
+ * Reports a Linux-specific problem (a message without a final newline)
+ * through the handle's error handler, with subcode -1.
+ */
+void v2_note(cpc_t *cpc, const char *fn, const char *msg);
+
 /* 1 if set belongs to cpc (takes the lock). */
 int v2_owns_set(cpc_t *cpc, const cpc_set_t *set);
 

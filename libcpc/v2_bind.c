@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "error.h"
 #include "lwpctx.h"
 #include "ovf_signal.h"
 #include "v2.h"
@@ -74,7 +73,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	int rc = cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
 	if (rc != 0) {
 		if (why != NULL)
-			cpc_report(FN_BIND, "%s\n", why);
+			v2_note(cpc, FN_BIND, why);
 		else
 			v2_report(cpc, FN_BIND, backend_subcode(-rc));
 		return fail(-rc == ENOENT || -rc == EOPNOTSUPP ? EINVAL : -rc);
@@ -179,7 +178,7 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 	if (flags != 0 || set == NULL || set->nreqs == 0 ||
 	    !v2_owns_set(cpc, set))
 		return fail(EINVAL);
-	cpc_report("cpc_bind_pctx", "process contexts (libpctx) are not "
-				    "supported by this version of libcpc\n");
+	v2_note(cpc, "cpc_bind_pctx", "process contexts (libpctx) are not "
+				       "supported by this version of libcpc");
 	return fail(ENOTSUP);
 }

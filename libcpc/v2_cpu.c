@@ -15,7 +15,6 @@
 
 #include "backend.h"
 #include "cpuinfo.h"
-#include "error.h"
 #include "v2.h"
 
 #define FN_CPU "cpc_bind_cpu"
@@ -79,8 +78,8 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		sched_setaffinity(0, sizeof(b->old_affinity), &b->old_affinity);
 		free(b);
 		if (rc == -EACCES || rc == -EPERM) {
-			cpc_report(FN_CPU, "counting on a processor needs "
-			    "CAP_PERFMON or perf_event_paranoid <= 0\n");
+			v2_note(cpc, FN_CPU, "counting on a processor needs "
+			    "CAP_PERFMON or perf_event_paranoid <= 0");
 			return fail(EACCES);
 		}
 		if (rc == -ENODEV || rc == -EINVAL)

@@ -57,6 +57,13 @@ void v2_report(cpc_t *cpc, const char *fn, int subcode)
 	errno = saved;
 }
 
+void v2_note(cpc_t *cpc, const char *fn, const char *msg)
+{
+	int saved = errno;
+	call_handler(cpc != NULL ? cpc->errfn : NULL, fn, -1, "%s\n", msg);
+	errno = saved;
+}
+
 void v2_lock(cpc_t *cpc, sigset_t *saved)
 {
 	sigset_t emt;

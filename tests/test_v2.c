@@ -1,0 +1,595 @@
+/*
+ * The current (version 2) interfaces against the real kernel: handles,
+ * sets, requests, attributes, buffers, walkers, binding, sampling,
+ * overflow with restart, presets, enable/disable, inheritance and
+ * per-CPU counting, with their error paths and subcodes.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+
+#include "testutil.h"
+
+static cpc_t *cpc;
+static char errlog[2048];
+static int last_subcode;
+
+static void handler(const char *fn, int subcode, const char *fmt, va_list ap)
+{
+	size_t len = strlen(errlog);
+	last_subcode = subcode;
+	snprintf(errlog + len, sizeof(errlog) - len, "%s/%d: ", fn, subcode);
+	len = strlen(errlog);
+	vsnprintf(errlog + len, sizeof(errlog) - len, fmt, ap);
+}
+
+static void setup(void)
+{
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	ck_assert_int_eq(cpc_seterrhndlr(cpc, handler), 0);
+	errlog[0] = '\0';
+	last_subcode = 0;
+}
+
+static void teardown(void)
+{
+	if (cpc != NULL)
+		cpc_close(cpc);
+}
+
+static cpc_set_t *make_set(const char *e0, const char *e1, uint64_t p1,
+    uint_t f1)
+{
+	cpc_set_t *set = cpc_set_create(cpc);
+	ck_assert_ptr_nonnull(set);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, e0, 0, CPC_COUNT_USER, 0,
+			     NULL), 0);
+	if (e1 != NULL)
+		ck_assert_int_eq(cpc_set_add_request(cpc, set, e1, p1, f1, 0,
+				     NULL), 1);
+	return set;
+}
+
+START_TEST(open_and_describe)
+{
+	errno = 0;
+	ck_assert_ptr_null(cpc_open(1));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_null(cpc_open(3));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_uint_ge(cpc_npic(cpc), 2);
+	ck_assert_uint_le(cpc_npic(cpc), 16);
+	ck_assert_uint_ne(cpc_caps(cpc) & CPC_CAP_OVERFLOW_INTERRUPT, 0);
+	ck_assert_str_eq(cpc_cciname(cpc), cpc_getcciname(cpc_getcpuver()));
+	ck_assert_ptr_nonnull(cpc_cpuref(cpc));
+	/* Several handles at once. */
+	cpc_t *other = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(other);
+	ck_assert_int_eq(cpc_close(other), 0);
+	ck_assert_int_eq(cpc_seterrhndlr(cpc, NULL), 0);
+	ck_assert_int_eq(cpc_seterrhndlr(cpc, handler), 0);
+}
+END_TEST
+
+START_TEST(add_request_checks)
+{
+	cpc_set_t *set = cpc_set_create(cpc);
+	cpc_attr_t attr;
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "task-clock", 0,
+			     CPC_COUNT_USER, 0, NULL), 0);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "PAPI_tot_ins", 0,
+			     CPC_COUNT_USER, 0, NULL), 1);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "0x3c", 0,
+			     CPC_COUNT_USER, 0, NULL), 2);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "0", 0, CPC_COUNT_USER,
+			     0, NULL), 3);
+
+	errno = 0;
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "no_such_event", 0,
+			     CPC_COUNT_USER, 0, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(last_subcode, CPC_INVALID_EVENT);
+	ck_assert_str_eq(errlog, "cpc_set_add_request/1: Unknown event\n");
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "", 0, CPC_COUNT_USER,
+			     0, NULL), -1);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "12abc", 0,
+			     CPC_COUNT_USER, 0, NULL), -1);
+
+	attr.ca_name = "nosuchattr";
+	attr.ca_val = 1;
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "0xc0", 0,
+			     CPC_COUNT_USER, 1, &attr), -1);
+	ck_assert_int_eq(last_subcode, CPC_INVALID_ATTRIBUTE);
+	attr.ca_name = "";
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "0xc0", 0,
+			     CPC_COUNT_USER, 1, &attr), -1);
+	ck_assert_int_eq(last_subcode, CPC_INVALID_ATTRIBUTE);
+	attr.ca_name = "picnum";
+	attr.ca_val = cpc_npic(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "0xc0", 0,
+			     CPC_COUNT_USER, 1, &attr), -1);
+	ck_assert_int_eq(last_subcode, CPC_INVALID_PICNUM);
+	attr.ca_val = 1;
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "0xc0", 0,
+			     CPC_COUNT_USER, 1, &attr), 4);
+
+	/* A set of another handle, or a bound set, takes no requests. */
+	cpc_t *other = cpc_open(CPC_VER_CURRENT);
+	errno = 0;
+	ck_assert_int_eq(cpc_set_add_request(other, set, "task-clock", 0,
+			     CPC_COUNT_USER, 0, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	cpc_close(other);
+	cpc_set_t *sw = make_set("task-clock", "page-faults", 0, CPC_COUNT_USER);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, sw, 0), 0);
+	ck_assert_int_eq(cpc_set_add_request(cpc, sw, "cs", 0, CPC_COUNT_USER,
+			     0, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_unbind(cpc, sw), 0);
+}
+END_TEST
+
+struct seen {
+	int n;
+	int index[8];
+	char event[8][32];
+	int nattrs[8];
+};
+
+static void walk_req(void *arg, int index, const char *event, uint64_t preset,
+    uint_t flags, int nattrs, const cpc_attr_t *attrs)
+{
+	struct seen *s = arg;
+	(void)preset, (void)flags, (void)attrs;
+	s->index[s->n] = index;
+	snprintf(s->event[s->n], sizeof(s->event[0]), "%s", event);
+	s->nattrs[s->n] = nattrs;
+	s->n++;
+}
+
+START_TEST(walk_requests_newest_first)
+{
+	cpc_attr_t attr = { "picnum", 0 };
+	cpc_set_t *set = make_set("task-clock", "page-faults", 0, CPC_COUNT_USER);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "0xc0", 5, 0, 1, &attr),
+	    2);
+	struct seen s;
+	memset(&s, 0, sizeof(s));
+	cpc_walk_requests(cpc, set, &s, walk_req);
+	ck_assert_int_eq(s.n, 3);
+	ck_assert_int_eq(s.index[0], 2);
+	ck_assert_str_eq(s.event[0], "0xc0");
+	ck_assert_int_eq(s.nattrs[0], 1);
+	ck_assert_int_eq(s.index[2], 0);
+	ck_assert_str_eq(s.event[2], "task-clock");
+}
+END_TEST
+
+START_TEST(counting_and_buffers)
+{
+	cpc_set_t *set = make_set("task-clock", "page-faults", 0, CPC_COUNT_USER);
+	cpc_buf_t *a = cpc_buf_create(cpc, set), *b = cpc_buf_create(cpc, set);
+	cpc_buf_t *d = cpc_buf_create(cpc, set);
+	uint64_t v0, v1;
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, a), 0);
+	uint64_t t0 = thread_cpu_ns();
+	burn_cpu_ns(50000000);
+	touch_fresh_pages(500);
+	uint64_t t1 = thread_cpu_ns();
+	errno = EDOM;
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), 0);
+	ck_assert_int_eq(errno, EDOM);
+	cpc_buf_sub(cpc, d, b, a);
+	ck_assert_int_eq(cpc_buf_get(cpc, d, 0, &v0), 0);
+	ck_assert_int_eq(cpc_buf_get(cpc, d, 1, &v1), 0);
+	ck_assert_msg(v0 > (t1 - t0) * 0.95 && v0 < (t1 - t0) * 1.05,
+	    "task-clock %llu vs %llu", (unsigned long long)v0,
+	    (unsigned long long)(t1 - t0));
+	ck_assert_uint_ge(v1, 500);
+	ck_assert_uint_lt(v1, 700);
+	ck_assert_uint_gt(cpc_buf_tick(cpc, d), 0);
+	ck_assert_int_eq(cpc_buf_hrtime(cpc, d), cpc_buf_hrtime(cpc, b));
+	ck_assert(cpc_buf_hrtime(cpc, b) > cpc_buf_hrtime(cpc, a));
+
+	/* add, copy, zero, set, and checked indexes. */
+	cpc_buf_add(cpc, d, d, a);
+	ck_assert_int_eq(cpc_buf_get(cpc, d, 1, &v0), 0);
+	cpc_buf_get(cpc, b, 1, &v1);
+	ck_assert_uint_eq(v0, v1);
+	cpc_buf_copy(cpc, a, b);
+	cpc_buf_get(cpc, a, 0, &v0);
+	cpc_buf_get(cpc, b, 0, &v1);
+	ck_assert_uint_eq(v0, v1);
+	ck_assert_uint_eq(cpc_buf_tick(cpc, a), cpc_buf_tick(cpc, b));
+	cpc_buf_zero(cpc, a);
+	cpc_buf_get(cpc, a, 0, &v0);
+	ck_assert_uint_eq(v0, 0);
+	ck_assert_uint_eq(cpc_buf_tick(cpc, a), 0);
+	ck_assert_int_eq(cpc_buf_set(cpc, a, 1, 42), 0);
+	cpc_buf_get(cpc, a, 1, &v0);
+	ck_assert_uint_eq(v0, 42);
+	ck_assert_int_eq(cpc_buf_get(cpc, a, 2, &v0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_buf_set(cpc, a, -1, 0), -1);
+
+	/* A buffer whose size no longer matches the set. */
+	ck_assert_int_eq(cpc_unbind(cpc, set), 0);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "cs", 0, CPC_COUNT_USER,
+			     0, NULL), 2);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, a), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	cpc_buf_t *c = cpc_buf_create(cpc, set);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, c), 0);
+	ck_assert_int_eq(cpc_buf_destroy(cpc, c), 0);
+	ck_assert_int_eq(cpc_buf_destroy(cpc, c), -1);	/* no longer ours */
+	ck_assert_int_eq(cpc_unbind(cpc, set), 0);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+START_TEST(bind_errors_and_subcodes)
+{
+	cpc_set_t *empty = cpc_set_create(cpc);
+	cpc_attr_t attr;
+	errno = 0;
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, empty, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	cpc_set_t *set = make_set("task-clock", NULL, 0, 0);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0x2), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_unbind(cpc, set), -1);	/* not bound */
+
+	cpc_set_t *flags = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, flags, "task-clock", 0, 0x40,
+			     0, NULL), 0);
+	errlog[0] = '\0';
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, flags, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_str_eq(errlog, "cpc_bind_curlwp/7: Invalid flags in a request\n");
+
+	cpc_set_t *range = cpc_set_create(cpc);
+	attr.ca_name = "umask";
+	attr.ca_val = 256;
+	ck_assert_int_eq(cpc_set_add_request(cpc, range, "0xc0", 0,
+			     CPC_COUNT_USER, 1, &attr), 0);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, range, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(last_subcode, CPC_ATTRIBUTE_OUT_OF_RANGE);
+
+	/* Named (generic, perf) events take no attributes but picnum. */
+	cpc_set_t *named = cpc_set_create(cpc);
+	attr.ca_name = "umask";
+	attr.ca_val = 1;
+	ck_assert_int_eq(cpc_set_add_request(cpc, named, "task-clock", 0,
+			     CPC_COUNT_USER, 1, &attr), 0);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, named, 0), -1);
+	ck_assert_int_eq(last_subcode, CPC_ATTRIBUTE_OUT_OF_RANGE);
+
+	/* A hardware event without a PMU: a clear failure. */
+	cpc_set_t *hw = make_set("PAPI_tot_cyc", NULL, 0, 0);
+	int rc = cpc_bind_curlwp(cpc, hw, 0);
+	int err = errno;
+	if (access("/sys/bus/event_source/devices/cpu/type", F_OK) != 0) {
+		ck_assert_int_eq(rc, -1);
+		ck_assert_int_eq(err, EINVAL);
+		ck_assert_int_eq(last_subcode, CPC_RESOURCE_UNAVAIL);
+	} else {
+		ck_assert_int_eq(rc, 0);
+	}
+}
+END_TEST
+
+/* Overflow with cpc_request_preset and cpc_set_restart in the handler. */
+static cpc_set_t *ovf_set;
+static cpc_buf_t *ovf_buf;
+static volatile int ovf_count, ovf_bad;
+static uint64_t ovf_other;
+
+static void restart_handler(int sig, siginfo_t *si, void *uc)
+{
+	uint64_t v;
+	(void)uc;
+	ovf_count++;
+	if (sig != SIGEMT || si->si_code != EMT_CPCOVF ||
+	    cpc_set_sample(cpc, ovf_set, ovf_buf) != 0)
+		ovf_bad++;
+	cpc_buf_get(cpc, ovf_buf, 1, &v);
+	if (v > 50)	/* the overflowed counter wrapped to a small value */
+		ovf_bad++;
+	cpc_buf_get(cpc, ovf_buf, 0, &ovf_other);
+	if (cpc_request_preset(cpc, 1, UINT64_MAX - 999) != 0 ||
+	    cpc_set_restart(cpc, ovf_set) != 0)
+		ovf_bad++;
+}
+
+START_TEST(overflow_and_restart)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = restart_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGEMT, &sa, NULL);
+	ovf_set = make_set("cs", "page-faults", UINT64_MAX - 999,
+	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT);
+	ovf_buf = cpc_buf_create(cpc, ovf_set);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, ovf_set, 0), 0);
+	touch_fresh_pages(10000);
+	ck_assert_int_eq(ovf_bad, 0);
+	ck_assert_msg(ovf_count >= 9 && ovf_count <= 11, "%d overflows",
+	    ovf_count);
+
+	/* Errors without a binding. */
+	ck_assert_int_eq(cpc_unbind(cpc, ovf_set), 0);
+	ck_assert_int_eq(cpc_request_preset(cpc, 0, 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_set_restart(cpc, ovf_set), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+START_TEST(restart_reloads_presets)
+{
+	cpc_set_t *set = make_set("page-faults", "page-faults", 1000000,
+	    CPC_COUNT_USER);
+	cpc_buf_t *b = cpc_buf_create(cpc, set);
+	uint64_t v0, v1;
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	touch_fresh_pages(300);
+	ck_assert_int_eq(cpc_request_preset(cpc, 0, 77), 0);
+	ck_assert_int_eq(cpc_request_preset(cpc, 5, 77), -1);
+	ck_assert_int_eq(cpc_set_restart(cpc, set), 0);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), 0);
+	cpc_buf_get(cpc, b, 0, &v0);
+	cpc_buf_get(cpc, b, 1, &v1);
+	ck_assert_uint_ge(v0, 77);
+	ck_assert_uint_lt(v0, 77 + 50);
+	ck_assert_uint_ge(v1, 1000000);
+	ck_assert_uint_lt(v1, 1000000 + 50);
+}
+END_TEST
+
+START_TEST(enable_and_disable)
+{
+	cpc_set_t *set = make_set("page-faults", "task-clock", 0, CPC_COUNT_USER);
+	cpc_buf_t *a = cpc_buf_create(cpc, set), *b = cpc_buf_create(cpc, set);
+	uint64_t v0, v1;
+	ck_assert_int_eq(cpc_disable(cpc), -1);	/* nothing bound */
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	ck_assert_int_eq(cpc_enable(cpc), -1);	/* already counting */
+	touch_fresh_pages(200);
+	ck_assert_int_eq(cpc_disable(cpc), 0);
+	ck_assert_int_eq(cpc_disable(cpc), -1);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, a), 0);
+	touch_fresh_pages(500);
+	burn_cpu_ns(5000000);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), 0);
+	cpc_buf_get(cpc, a, 0, &v0);
+	cpc_buf_get(cpc, b, 0, &v1);
+	ck_assert_uint_ge(v0, 200);
+	ck_assert_uint_eq(v0, v1);
+	cpc_buf_get(cpc, a, 1, &v0);
+	cpc_buf_get(cpc, b, 1, &v1);
+	ck_assert_uint_eq(v0, v1);
+	ck_assert_int_eq(cpc_enable(cpc), 0);
+	touch_fresh_pages(300);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), 0);
+	cpc_buf_get(cpc, a, 0, &v0);
+	cpc_buf_get(cpc, b, 0, &v1);
+	ck_assert_uint_ge(v1 - v0, 300);
+	ck_assert_uint_lt(v1 - v0, 400);
+}
+END_TEST
+
+/* Inheritance: new LWPs start from the set's presets. */
+struct child {
+	cpc_set_t *set;
+	int ok;
+	uint64_t first[2];
+};
+
+static void *child_thread(void *arg)
+{
+	struct child *c = arg;
+	cpc_buf_t *b = cpc_buf_create(cpc, c->set);
+	if (cpc_set_sample(cpc, c->set, b) == 0) {
+		cpc_buf_get(cpc, b, 0, &c->first[0]);
+		cpc_buf_get(cpc, b, 1, &c->first[1]);
+		c->ok = 1;
+	}
+	cpc_buf_destroy(cpc, b);
+	return NULL;
+}
+
+START_TEST(inheritance_from_presets)
+{
+	struct child c;
+	pthread_t t;
+	memset(&c, 0, sizeof(c));
+	c.set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, c.set, "page-faults", 5000,
+			     CPC_COUNT_USER, 0, NULL), 0);
+	ck_assert_int_eq(cpc_set_add_request(cpc, c.set, "task-clock", 1000000000,
+			     CPC_COUNT_USER, 0, NULL), 1);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, c.set, CPC_BIND_LWP_INHERIT), 0);
+	touch_fresh_pages(2000);	/* the parent's, not the child's */
+	ck_assert_int_eq(pthread_create(&t, NULL, child_thread, &c), 0);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(c.ok, 1);
+	ck_assert_uint_ge(c.first[0], 5000);
+	ck_assert_uint_lt(c.first[0], 5000 + 200);
+	ck_assert_uint_ge(c.first[1], 1000000000);
+	ck_assert_uint_lt(c.first[1], 1000000000 + 20000000);
+}
+END_TEST
+
+struct seen_names {
+	int n, papi, task_clock, picnum_last;
+	char last[64];
+};
+
+static void name_seen(void *arg, const char *name)
+{
+	struct seen_names *s = arg;
+	s->n++;
+	s->papi += strncmp(name, "PAPI", 4) == 0;
+	s->task_clock += strcmp(name, "task-clock") == 0;
+	snprintf(s->last, sizeof(s->last), "%s", name);
+}
+
+static void pic_name_seen(void *arg, uint_t picno, const char *name)
+{
+	(void)picno;
+	name_seen(arg, name);
+}
+
+START_TEST(walkers)
+{
+	struct seen_names s;
+	memset(&s, 0, sizeof(s));
+	cpc_walk_events_all(cpc, &s, name_seen);
+	ck_assert_int_gt(s.n, 20);
+	ck_assert_int_eq(s.papi, 0);
+	ck_assert_int_eq(s.task_clock, 1);
+	memset(&s, 0, sizeof(s));
+	cpc_walk_generic_events_all(cpc, &s, name_seen);
+	ck_assert_int_gt(s.n, 3);
+	ck_assert_int_eq(s.papi, s.n);
+	memset(&s, 0, sizeof(s));
+	cpc_walk_events_pic(cpc, 0, &s, pic_name_seen);
+	ck_assert_int_gt(s.n, 20);
+	ck_assert_int_eq(s.task_clock, 1);
+	memset(&s, 0, sizeof(s));
+	cpc_walk_generic_events_pic(cpc, 1, &s, pic_name_seen);
+	ck_assert_int_eq(s.papi, s.n);
+	ck_assert_int_gt(s.n, 3);
+	memset(&s, 0, sizeof(s));
+	errno = 0;
+	cpc_walk_events_pic(cpc, cpc_npic(cpc), &s, pic_name_seen);
+	ck_assert_int_eq(s.n, 0);
+	ck_assert_int_eq(errno, EINVAL);
+	memset(&s, 0, sizeof(s));
+	cpc_walk_attrs(cpc, &s, name_seen);
+	ck_assert_int_ge(s.n, 6);
+	ck_assert_str_eq(s.last, "picnum");
+}
+END_TEST
+
+START_TEST(destroy_and_close_unbind)
+{
+	cpc_set_t *set = make_set("task-clock", "page-faults", 0, CPC_COUNT_USER);
+	cpc_buf_t *b = cpc_buf_create(cpc, set);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	ck_assert_int_eq(cpc_set_destroy(cpc, set), 0);
+	ck_assert_int_eq(cpc_set_destroy(cpc, set), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	cpc_event_t ev;
+	/* The LWP is unbound: a version 1 sample fails too. */
+	ck_assert_int_eq(cpc_take_sample(&ev), -1);
+	(void)b;
+	int fds = count_open_fds();
+	set = make_set("task-clock", "page-faults", 0, CPC_COUNT_USER);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	ck_assert_int_gt(count_open_fds(), fds);
+	ck_assert_int_eq(cpc_close(cpc), 0);
+	cpc = NULL;
+	ck_assert_int_eq(count_open_fds(), fds);
+}
+END_TEST
+
+START_TEST(v1_and_v2_share_the_lwp)
+{
+	cpc_set_t *set = make_set("task-clock", "page-faults", 0, CPC_COUNT_USER);
+	cpc_buf_t *b = cpc_buf_create(cpc, set);
+	cpc_event_t ev;
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	ck_assert_int_eq(cpc_take_sample(&ev), -1);	/* not a v1 binding */
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(), "task-clock,cs", &ev), 0);
+	ck_assert_int_eq(cpc_bind_event(&ev, 0), 0);	/* replaces the set */
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_take_sample(&ev), 0);
+	cpc_rele();
+}
+END_TEST
+
+START_TEST(per_cpu_counting)
+{
+	cpc_set_t *set = make_set("cpu-clock", "context-switches", 0,
+	    CPC_COUNT_USER | CPC_COUNT_SYSTEM);
+	cpc_buf_t *a = cpc_buf_create(cpc, set), *b = cpc_buf_create(cpc, set);
+	if (geteuid() == 0) {
+		uint64_t v0, v1;
+		ck_assert_int_eq(cpc_bind_cpu(cpc, 0, set, 0), 0);
+		ck_assert_int_eq(sched_getcpu(), 0);
+		ck_assert_int_eq(cpc_set_sample(cpc, set, a), 0);
+		usleep(20000);
+		ck_assert_int_eq(cpc_set_sample(cpc, set, b), 0);
+		cpc_buf_get(cpc, a, 0, &v0);
+		cpc_buf_get(cpc, b, 0, &v1);
+		/* The processor's clock runs whoever runs on it. */
+		ck_assert_uint_ge(v1 - v0, 15000000);
+		ck_assert_uint_gt(cpc_buf_tick(cpc, b), cpc_buf_tick(cpc, a));
+		ck_assert_int_eq(cpc_unbind(cpc, set), 0);
+		ck_assert_int_eq(cpc_bind_cpu(cpc, 0, set, 1), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_int_eq(cpc_bind_cpu(cpc, 100000, set, 0), -1);
+	} else {
+		printf("SKIP per_cpu_counting success path: needs root\n");
+	}
+	/* An unprivileged user is refused. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		cpc_t *h = cpc_open(CPC_VER_CURRENT);
+		cpc_set_t *s = cpc_set_create(h);
+		cpc_set_add_request(h, s, "cpu-clock", 0, CPC_COUNT_USER, 0, NULL);
+		int rc = cpc_bind_cpu(h, 0, s, 0);
+		_exit(rc == -1 && errno == EACCES ? 0 : 1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("v2");
+	TCase *tc = tcase_create("v2");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, open_and_describe);
+	tcase_add_test(tc, add_request_checks);
+	tcase_add_test(tc, walk_requests_newest_first);
+	tcase_add_test(tc, counting_and_buffers);
+	tcase_add_test(tc, bind_errors_and_subcodes);
+	tcase_add_test(tc, overflow_and_restart);
+	tcase_add_test(tc, restart_reloads_presets);
+	tcase_add_test(tc, enable_and_disable);
+	tcase_add_test(tc, inheritance_from_presets);
+	tcase_add_test(tc, walkers);
+	tcase_add_test(tc, destroy_and_close_unbind);
+	tcase_add_test(tc, v1_and_v2_share_the_lwp);
+	tcase_add_test(tc, per_cpu_counting);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
