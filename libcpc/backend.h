@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "reqset.h"
 
@@ -69,6 +70,14 @@ extern const struct cpc_backend cpc_kmod_backend;
  * and .release apply.  0 or -errno.
  */
 int cpc_perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
+    int *bad);
+
+/*
+ * Counting of set in another thread `tid` (of a process the caller may
+ * ptrace), for process contexts (cpc_bind_pctx): like cpc_perf_cpu_open,
+ * without overflow notification.  0 or -errno.
+ */
+int cpc_perf_task_open(void *priv, const struct cpc_reqset *set, pid_t tid,
     int *bad);
 
 /* Opens the kernel module's device for the kmod backend: 0 or -errno. */

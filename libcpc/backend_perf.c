@@ -270,6 +270,13 @@ static int perf_bind(void *priv, const struct cpc_reqset *set,
 	return open_set(priv, set, &this_thread, how, bad);
 }
 
+int cpc_perf_task_open(void *priv, const struct cpc_reqset *set, pid_t tid,
+    int *bad)
+{
+	struct target t = { tid, -1 };
+	return open_set(priv, set, &t, OPEN_NO_SAMPLING, bad);
+}
+
 int cpc_perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
     int *bad)
 {
