@@ -39,6 +39,7 @@ void cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
 }
 
 static _Atomic uint64_t tsc_khz_cache;
+static _Atomic uint64_t ns_to_tsc_mult;	/* ticks per ns, 32.32 fixed point */
 
 static uint64_t ns_now(void)
 {
@@ -73,6 +74,17 @@ uint64_t cpc_tsc_khz(void)
 	khz = (best / 1000 + (best % 1000 >= 500)) * 1000;
 	if (khz == 0)
 		khz = 1;
-	atomic_store_explicit(&tsc_khz_cache, khz, memory_order_relaxed);
+	atomic_store_explicit(&ns_to_tsc_mult, (khz << 32) / 1000000u,
+	    memory_order_relaxed);
+	atomic_store_explicit(&tsc_khz_cache, khz, memory_order_release);
 	return khz;
+}
+
+uint64_t cpc_ns_to_tsc(uint64_t ns)
+{
+	if (atomic_load_explicit(&tsc_khz_cache, memory_order_acquire) == 0)
+		(void)cpc_tsc_khz();
+	uint64_t mult = atomic_load_explicit(&ns_to_tsc_mult,
+	    memory_order_relaxed);
+	return (uint64_t)(((unsigned __int128)ns * mult) >> 32);
 }

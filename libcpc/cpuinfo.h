@@ -31,4 +31,7 @@ static inline uint64_t cpc_rdtsc(void)
  */
 uint64_t cpc_tsc_khz(void);
 
+/* Nanoseconds to TSC ticks, without a division.  Async-signal-safe. */
+uint64_t cpc_ns_to_tsc(uint64_t ns);
+
 #endif

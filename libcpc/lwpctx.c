@@ -221,7 +221,7 @@ const void *cpc_lwp_owner(void)
 
 static uint64_t ns_to_ticks(uint64_t ns)
 {
-	return (uint64_t)((unsigned __int128)ns * cpc_tsc_khz() / 1000000u);
+	return cpc_ns_to_tsc(ns);
 }
 
 int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
