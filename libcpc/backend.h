@@ -13,7 +13,7 @@
 #include "reqset.h"
 
 /* Bytes of per-LWP state a backend may keep (no allocation at bind). */
-#define CPC_BACKEND_PRIV_SIZE 320
+#define CPC_BACKEND_PRIV_SIZE 448
 
 /*
  * Internal bind flag: open the counters stopped (a new LWP that inherited
@@ -39,6 +39,12 @@ struct cpc_backend {
 	    uint64_t *ontime_ns);
 	/* Releases a binding made by bind. */
 	void (*release)(void *priv);
+	/*
+	 * Optional: gives a binding of the same events and flags new
+	 * presets and restarts it (also when frozen), in place.  0, or
+	 * -errno; on -EAGAIN the caller binds from scratch.
+	 */
+	int (*rearm)(void *priv, const struct cpc_reqset *set);
 	/*
 	 * 1 if the signal si (SIGEMT) is the overflow notification of the
 	 * binding priv.  Called in the signal handler.

@@ -37,7 +37,11 @@ struct perf_lwp {
 	uint32_t sampling;	/* bit i: fd[i] notifies overflow */
 	int fd[CPC_MAX_REQS + 1];
 	int notify[CPC_MAX_REQS];
-	uint64_t preset[CPC_MAX_REQS];
+	uint8_t notify_req[CPC_MAX_REQS];	/* request of notify[i] */
+	/* value = offset + raw count; the offset is the preset at bind and
+	 * preset minus the raw count at a rearm (perf_rearm). */
+	uint64_t offset[CPC_MAX_REQS];
+	uint64_t time_base;	/* time_enabled at the last rearm */
 };
 
 _Static_assert(sizeof(struct perf_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -231,7 +235,7 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 	for (unsigned i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->req[i];
 		int sampling = samples(r) && !(how & OPEN_NO_SAMPLING);
-		p->preset[i] = r->preset;
+		p->offset[i] = r->preset;
 		if ((int)i == lead) {
 			p->slot[i] = 0;
 			continue;
@@ -241,8 +245,10 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 			if (!sampling)
 				continue;
 			fd = open_request(r, t, -1, how);
-			if (fd >= 0)
+			if (fd >= 0) {
+				p->notify_req[p->nnotify] = (uint8_t)i;
 				p->notify[p->nnotify++] = fd;
+			}
 		} else {
 			fd = open_request(r, t, p->fd[0], how & ~OPEN_DISABLED);
 			if (fd >= 0) {
@@ -301,10 +307,66 @@ static int perf_sample(void *priv, uint64_t *vals, unsigned n,
 	    gr.time_running < gr.time_enabled)
 		return -EAGAIN;
 	for (unsigned i = 0; i < n; i++)
-		vals[i] = p->preset[i] + (p->slot[i] == SLOT_CLOCK
-						 ? gr.time_enabled
+		vals[i] = p->offset[i] + (p->slot[i] == SLOT_CLOCK
+						 ? gr.time_enabled - p->time_base
 						 : gr.values[p->slot[i]]);
-	*ontime_ns = gr.time_enabled;
+	*ontime_ns = gr.time_enabled - p->time_base;
+	return 0;
+}
+
+/*
+ * Rebinding the same events with new presets, in place: new offsets, new
+ * sampling periods, and the group enabled again (an overflow may have
+ * frozen it).  Far cheaper than closing and reopening every event.
+ * -EAGAIN when the set needs a full bind (which requests sample changed).
+ */
+static int perf_rearm(void *priv, const struct cpc_reqset *set)
+{
+	struct perf_lwp *p = priv;
+	struct group_read gr;
+
+	if (p->nfd == 0 || set->nreqs != p->nreqs)
+		return -EAGAIN;
+	for (unsigned i = 0; i < set->nreqs; i++) {
+		const struct cpc_req *r = &set->req[i];
+		int was = p->slot[i] == SLOT_CLOCK ? 0
+						   : (p->sampling >> p->slot[i]) & 1;
+		if (p->slot[i] == SLOT_CLOCK)
+			for (unsigned k = 0; k < p->nnotify; k++)
+				was |= p->notify_req[k] == i;
+		if (was != samples(r))
+			return -EAGAIN;
+	}
+	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
+	if (got < (ssize_t)(3 * sizeof(uint64_t)) || gr.nr != p->nfd)
+		return -EAGAIN;
+	p->time_base = gr.time_enabled;
+	for (unsigned i = 0; i < set->nreqs; i++) {
+		const struct cpc_req *r = &set->req[i];
+		uint64_t raw = p->slot[i] == SLOT_CLOCK ? 0 : gr.values[p->slot[i]];
+		p->offset[i] = r->preset - raw;
+		if (samples(r) && p->slot[i] != SLOT_CLOCK) {
+			uint64_t period = overflow_period(r->preset);
+			if (ioctl(p->fd[p->slot[i]], PERF_EVENT_IOC_PERIOD,
+				&period) != 0)
+				return -errno;
+		}
+	}
+	for (unsigned k = 0; k < p->nnotify; k++) {
+		uint64_t period =
+		    overflow_period(set->req[p->notify_req[k]].preset);
+		if (ioctl(p->notify[k], PERF_EVENT_IOC_PERIOD, &period) != 0)
+			return -errno;
+	}
+	if (ioctl(p->fd[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0)
+		return -errno;
+	for (unsigned i = 1; i < p->nfd; i++)
+		if (((p->sampling >> i) & 1) &&
+		    ioctl(p->fd[i], PERF_EVENT_IOC_REFRESH, 1) != 0)
+			return -errno;
+	for (unsigned k = 0; k < p->nnotify; k++)
+		if (ioctl(p->notify[k], PERF_EVENT_IOC_REFRESH, 1) != 0)
+			return -errno;
 	return 0;
 }
 
@@ -338,7 +400,7 @@ static int perf_group_open(void *gpriv, const struct cpc_reqset *set)
 	int rc = open_set(p, set, &this_thread, OPEN_INHERIT | OPEN_NO_SAMPLING,
 	    &bad);
 	/* Sums of events: the presets are not part of them. */
-	memset(p->preset, 0, sizeof(p->preset));
+	memset(p->offset, 0, sizeof(p->offset));
 	return rc;
 }
 
@@ -357,6 +419,7 @@ const struct cpc_backend cpc_perf_backend = {
 	.bind = perf_bind,
 	.sample = perf_sample,
 	.release = perf_release,
+	.rearm = perf_rearm,
 	.is_overflow = perf_is_overflow,
 	.freeze = perf_freeze,
 	.probe = perf_probe,

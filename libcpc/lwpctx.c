@@ -150,6 +150,13 @@ static int start_counters(struct lwpctx *c, const uint64_t *presets,
 	if (presets != NULL)
 		for (unsigned i = 0; i < run.nreqs; i++)
 			run.req[i].preset = presets[i];
+	/* The same counters with new presets: rearmed in place if possible. */
+	if (c->counting && c->be->rearm != NULL &&
+	    !(extra_flags & CPC_BACKEND_START_FROZEN) &&
+	    c->be->rearm(c->priv, &run) == 0) {
+		c->frozen = 0;
+		return 0;
+	}
 	stop_counters(c);
 	memset(c->priv, 0, sizeof(c->priv));
 	int rc = c->be->bind(c->priv, &run, c->bflags | extra_flags, bad);
@@ -173,7 +180,11 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 	(void)cpc_tsc_khz();
 
 	begin_change(c);
-	stop_counters(c);
+	/* Keep the counters only for the same events, flags and backend. */
+	if (!c->bound || c->be != be ||
+	    c->bflags != (bflags & ~CPC_BACKEND_START_FROZEN) ||
+	    selection_key(&c->set) != selection_key(set))
+		stop_counters(c);
 	c->bound = 0;
 	c->be = be;
 	c->set = *set;
