@@ -1,5 +1,7 @@
 /* CPUID decoding and TSC calibration. */
 #include <cpuid.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -41,6 +43,51 @@ void cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
 static _Atomic uint64_t tsc_khz_cache;
 static _Atomic uint64_t ns_to_tsc_mult;	/* ticks per ns, 32.32 fixed point */
 
+static uint64_t ns_now_monotonic(void);
+
+/* gethrtime() from the TSC once calibrated, when the kernel trusts it. */
+static int tsc_is_clocksource;
+static uint64_t hr_tsc0, hr_ns0, hr_mult;	/* ns per tick, 32.32 */
+static _Atomic int hr_ready;
+
+__attribute__((constructor)) static void check_clocksource(void)
+{
+	char buf[16] = "";
+	int fd = open("/sys/devices/system/clocksource/clocksource0/"
+		      "current_clocksource", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	tsc_is_clocksource = n >= 3 && strncmp(buf, "tsc", 3) == 0 &&
+	    (n == 3 || buf[3] == '\n');
+}
+
+static void start_tsc_hrtime(uint64_t khz)
+{
+	if (!tsc_is_clocksource)
+		return;
+	hr_mult = (1000000ULL << 32) / khz;
+	hr_tsc0 = cpc_rdtsc();
+	hr_ns0 = ns_now_monotonic();
+	atomic_store_explicit(&hr_ready, 1, memory_order_release);
+}
+
+uint64_t cpc_hrtime(void)
+{
+	if (atomic_load_explicit(&hr_ready, memory_order_acquire))
+		return hr_ns0 + (uint64_t)(((unsigned __int128)(cpc_rdtsc() -
+						hr_tsc0) * hr_mult) >> 32);
+	return ns_now_monotonic();
+}
+
+static uint64_t ns_now_monotonic(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t ns_now(void)
 {
 	struct timespec ts;
@@ -77,6 +124,7 @@ uint64_t cpc_tsc_khz(void)
 	atomic_store_explicit(&ns_to_tsc_mult, (khz << 32) / 1000000u,
 	    memory_order_relaxed);
 	atomic_store_explicit(&tsc_khz_cache, khz, memory_order_release);
+	start_tsc_hrtime(khz);
 	return khz;
 }
 

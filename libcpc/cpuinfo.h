@@ -31,6 +31,13 @@ static inline uint64_t cpc_rdtsc(void)
  */
 uint64_t cpc_tsc_khz(void);
 
+/*
+ * Monotonic nanoseconds (gethrtime): CLOCK_MONOTONIC, read from the TSC
+ * without a system call once the TSC is calibrated when the kernel itself
+ * uses the TSC as its clock.  Async-signal-safe.
+ */
+uint64_t cpc_hrtime(void);
+
 /* Nanoseconds to TSC ticks, without a division.  Async-signal-safe. */
 uint64_t cpc_ns_to_tsc(uint64_t ns);
 

@@ -1,15 +1,13 @@
 /* Solaris shims: gethrtime() and _lwp_self(). */
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "libcpc.h"
+#include "cpuinfo.h"
 
 hrtime_t gethrtime(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	return (hrtime_t)cpc_hrtime();
 }
 
 __id_t _lwp_self(void)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libcpc.h>
@@ -212,6 +213,33 @@ START_TEST(tsc_and_hrt)
 	ck_assert_int_eq(cpc_bind_event(&ev, 0), 0);
 	sample(&a);
 	ck_assert_uint_lt(a.ce_tsc, b.ce_tsc - (uint64_t)(expect / 2));
+}
+END_TEST
+
+START_TEST(hrtime_is_monotonic_time)
+{
+	struct timespec ts;
+	bind_spec("task-clock,page-faults");	/* calibrates the TSC */
+	hrtime_t last = gethrtime();
+	for (int i = 0; i < 100000; i++) {
+		hrtime_t h = gethrtime();
+		ck_assert(h >= last);
+		last = h;
+	}
+	/* It is CLOCK_MONOTONIC (read from the TSC when the kernel does). */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	hrtime_t mono = (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	hrtime_t h = gethrtime();
+	ck_assert_msg(h - mono > -1000000 && h - mono < 1000000,
+	    "gethrtime %lld vs CLOCK_MONOTONIC %lld", (long long)h,
+	    (long long)mono);
+	usleep(50000);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	hrtime_t mono2 = (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	hrtime_t h2 = gethrtime();
+	/* Rates agree to better than 0.1%. */
+	double rate = (double)(h2 - h) / (double)(mono2 - mono);
+	ck_assert_msg(rate > 0.999 && rate < 1.001, "rate %f", rate);
 }
 END_TEST
 
@@ -548,6 +576,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, user_and_system_selection);
 	tcase_add_test(tc, toggle_user_and_system);
 	tcase_add_test(tc, tsc_and_hrt);
+	tcase_add_test(tc, hrtime_is_monotonic_time);
 	tcase_add_test(tc, errors_without_binding);
 	tcase_add_test(tc, bind_errors);
 	tcase_add_test(tc, hardware_events);
