@@ -13,7 +13,7 @@
 #include "reqset.h"
 
 /* Bytes of per-LWP state a backend may keep (no allocation at bind). */
-#define CPC_BACKEND_PRIV_SIZE 448
+#define CPC_BACKEND_PRIV_SIZE 256
 
 /*
  * Internal bind flag: open the counters stopped (a new LWP that inherited

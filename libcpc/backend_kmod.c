@@ -61,7 +61,7 @@ static int fill_bind(struct cpc_kbind *kb, const struct cpc_reqset *set,
 		case PERF_TYPE_RAW:
 			k->kind = CPC_KEV_RAW_X86;
 			if ((r->sel.config & ~RAW_X86_BITS) != 0 ||
-			    r->sel.config1 != 0 || r->sel.config2 != 0) {
+			    r->sel.config1 != 0) {
 				*bad = (int)i;
 				return -ENOENT;
 			}

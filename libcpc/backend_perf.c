@@ -81,7 +81,6 @@ static void fill_attr(struct perf_event_attr *attr, const struct cpc_req *r,
 	attr->type = r->sel.type;
 	attr->config = r->sel.config;
 	attr->config1 = r->sel.config1;
-	attr->config2 = r->sel.config2;
 	attr->read_format = READ_FORMAT;
 	attr->exclude_user = (r->flags & CPC_COUNT_USER) == 0;
 	attr->exclude_kernel = (r->flags & CPC_COUNT_SYSTEM) == 0;

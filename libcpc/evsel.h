@@ -5,10 +5,9 @@
 #include <stdint.h>
 
 struct cpc_evsel {
-	uint32_t type;		/* PERF_TYPE_* */
 	uint64_t config;	/* for PERF_TYPE_RAW: the x86 event-select bits */
-	uint64_t config1;
-	uint64_t config2;
+	uint64_t config1;	/* extra register (e.g. Intel offcore response) */
+	uint32_t type;		/* PERF_TYPE_* */
 };
 
 /* Kinds of events carried in a ce_pes[] word marked CPC_PES_LINUX_EXT. */

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -32,7 +33,9 @@ struct lwpctx {
 	uint64_t stopped[CPC_MAX_REQS];	/* counts when stopped */
 	uint64_t stopped_tsc;
 	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
-	_Alignas(8) unsigned char gpriv[CPC_BACKEND_PRIV_SIZE];
+	/* The aggregate's backend state, mapped only while a group is open
+	 * (few LWPs own one): keeps this per-thread structure under 1 KiB. */
+	unsigned char *gpriv;
 };
 
 static __thread struct lwpctx lwp __attribute__((tls_model("initial-exec")));
@@ -65,6 +68,8 @@ static void close_group(struct lwpctx *c)
 	if (c->group_open) {
 		c->group_open = 0;
 		c->group_be->group_close(c->gpriv);
+		munmap(c->gpriv, CPC_BACKEND_PRIV_SIZE);
+		c->gpriv = NULL;
 	}
 }
 
@@ -107,9 +112,9 @@ static uint64_t selection_key(const struct cpc_reqset *set)
 	uint64_t h = 1469598103934665603ULL;
 	for (unsigned i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->req[i];
-		uint64_t words[5] = { r->sel.type, r->sel.config,
-			r->sel.config1, r->sel.config2, r->flags & modes };
-		for (int w = 0; w < 5; w++)
+		uint64_t words[4] = { r->sel.type, r->sel.config,
+			r->sel.config1, r->flags & modes };
+		for (int w = 0; w < 4; w++)
 			h = (h ^ words[w]) * 1099511628211ULL;
 	}
 	return h ^ set->nreqs;
@@ -129,8 +134,18 @@ static int update_group(struct lwpctx *c)
 	if (c->group_open && c->group_be == c->be && c->group_key == key)
 		return 0;
 	close_group(c);
-	memset(c->gpriv, 0, sizeof(c->gpriv));
+	/* mmap, not malloc: binding is async-signal-safe. */
+	c->gpriv = mmap(NULL, CPC_BACKEND_PRIV_SIZE, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->gpriv == MAP_FAILED) {
+		c->gpriv = NULL;
+		return -ENOMEM;
+	}
 	int rc = c->be->group_open(c->gpriv, &c->set);
+	if (rc != 0) {
+		munmap(c->gpriv, CPC_BACKEND_PRIV_SIZE);
+		c->gpriv = NULL;
+	}
 	if (rc != 0)
 		return rc;
 	c->group_be = c->be;
@@ -418,3 +433,6 @@ void cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc)
 		    (pid_t)syscall(SYS_gettid), SIGEMT, &si);
 	}
 }
+
+_Static_assert(sizeof(struct lwpctx) <= 1024,
+    "an LWP's context must stay under 1 KiB");

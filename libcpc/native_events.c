@@ -90,15 +90,18 @@ int cpc_native_lookup(const char *name, unsigned *index)
 	if (!is_core_event(arg.idx))
 		return 0;
 
-	struct cpc_evsel sel = { attr.type, attr.config, attr.config1,
-		attr.config2 };
+	/* Events that need a third configuration word are not offered. */
+	if (attr.config2 != 0)
+		return 0;
+	struct cpc_evsel sel = { .config = attr.config,
+		.config1 = attr.config1, .type = attr.type };
 	int found = 0;
 	pthread_mutex_lock(&native_lock);
 	unsigned n = atomic_load(&native_count);
 	for (unsigned i = 0; i < n; i++) {
 		const struct cpc_evsel *e = &native_table[i].sel;
 		if (e->type == sel.type && e->config == sel.config &&
-		    e->config1 == sel.config1 && e->config2 == sel.config2) {
+		    e->config1 == sel.config1) {
 			*index = i;
 			found = 1;
 			break;

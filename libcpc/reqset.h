@@ -9,12 +9,16 @@
 
 #include "evsel.h"
 
-/* Most requests one set may hold. */
-#define CPC_MAX_REQS 16
+/*
+ * Most requests one set may hold: the counters of today's x86 PMUs (up to
+ * 8 general-purpose plus 4 fixed), and small enough that an LWP's whole
+ * context stays under 1 KiB.
+ */
+#define CPC_MAX_REQS 12
 
 struct cpc_req {
-	struct cpc_evsel sel;
 	uint64_t preset;	/* the count starts here (mod 2^64) */
+	struct cpc_evsel sel;
 	uint32_t flags;		/* CPC_COUNT_USER, CPC_COUNT_SYSTEM, CPC_OVF_NOTIFY_EMT */
 };
 
