@@ -32,6 +32,7 @@ struct lwpctx {
 	struct cpc_reqset set;	/* as bound; presets for restart */
 	uint64_t stopped[CPC_MAX_REQS];	/* counts when stopped */
 	uint64_t stopped_tsc;
+	uint64_t tsc_carry;	/* ticks before the last restart/resume */
 	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
 	/* The aggregate's backend state, mapped only while a group is open
 	 * (few LWPs own one): keeps this per-thread structure under 1 KiB. */
@@ -126,7 +127,8 @@ static uint64_t selection_key(const struct cpc_reqset *set)
  */
 static int update_group(struct lwpctx *c)
 {
-	if (!(c->bflags & CPC_BIND_LWP_INHERIT) || c->member) {
+	if (!(c->bflags & CPC_BIND_LWP_INHERIT) || c->member ||
+	    !c->inh.aggregate) {
 		close_group(c);
 		return 0;
 	}
@@ -203,6 +205,7 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 	c->bound = 0;
 	c->be = be;
 	c->set = *set;
+	c->tsc_carry = 0;
 	c->bflags = bflags & ~CPC_BACKEND_START_FROZEN;
 	if (c->bflags & CPC_BIND_LWP_INHERIT)
 		c->inh = *inh;
@@ -263,7 +266,7 @@ int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 		uint64_t ns = 0;
 		if (c->counting) {
 			rc = c->be->sample(c->priv, vals, n, &ns);
-			ns = ns_to_ticks(ns);
+			ns = c->tsc_carry + ns_to_ticks(ns);
 		} else {
 			memcpy(vals, c->stopped, n * sizeof(vals[0]));
 			ns = c->stopped_tsc;
@@ -320,45 +323,60 @@ int cpc_lwp_set_preset(unsigned index, uint64_t preset)
 	return 0;
 }
 
-int cpc_lwp_restart(void)
+/*
+ * Starts the counters again from presets (NULL: the set's own), keeping
+ * the on-CPU ticks counted so far (they run from the bind).
+ */
+static int resume(struct lwpctx *c, const uint64_t *presets, uint64_t ticks)
 {
-	struct lwpctx *c = &lwp;
 	int bad;
-	if (!c->bound)
-		return -EINVAL;
 	begin_change(c);
-	int rc = start_counters(c, NULL, 0, &bad);
-	if (rc != 0)
+	int rc = start_counters(c, presets, 0, &bad);
+	if (rc == 0)
+		c->tsc_carry = ticks;
+	else
 		c->bound = 0;
 	end_change(c);
 	return rc;
 }
 
+int cpc_lwp_restart(void)
+{
+	struct lwpctx *c = &lwp;
+	uint64_t vals[CPC_MAX_REQS], ticks = c->stopped_tsc;
+	if (!c->bound)
+		return -EINVAL;
+	if (c->counting && cpc_lwp_sample(vals, c->set.nreqs, &ticks) != 0)
+		ticks = c->tsc_carry;
+	return resume(c, NULL, ticks);
+}
+
 int cpc_lwp_enable(int on)
 {
 	struct lwpctx *c = &lwp;
-	int bad, rc = 0;
+	uint64_t vals[CPC_MAX_REQS], tsc;
+	int rc;
 
-	if (!c->bound || (on != 0) == (c->counting != 0))
+	if (!c->bound)
 		return -EINVAL;
-	if (!on) {
-		uint64_t vals[CPC_MAX_REQS], tsc;
+	if (on && c->counting && c->frozen) {
+		/* Unfreezes after an overflow: counting goes on from there. */
 		rc = cpc_lwp_sample(vals, c->set.nreqs, &tsc);
-		if (rc != 0)
-			return rc;
-		begin_change(c);
-		memcpy(c->stopped, vals, sizeof(vals));
-		c->stopped_tsc = tsc;
-		stop_counters(c);
-		end_change(c);
-		return 0;
+		return rc != 0 ? rc : resume(c, vals, tsc);
 	}
-	begin_change(c);
-	rc = start_counters(c, c->stopped, 0, &bad);
+	if ((on != 0) == (c->counting != 0))
+		return -EINVAL;
+	if (on)
+		return resume(c, c->stopped, c->stopped_tsc);
+	rc = cpc_lwp_sample(vals, c->set.nreqs, &tsc);
 	if (rc != 0)
-		c->bound = 0;
+		return rc;
+	begin_change(c);
+	memcpy(c->stopped, vals, sizeof(vals));
+	c->stopped_tsc = tsc;
+	stop_counters(c);
 	end_change(c);
-	return rc;
+	return 0;
 }
 
 int cpc_lwp_overflow(const siginfo_t *si)

@@ -24,6 +24,7 @@ struct cpc_inherit {
 	/* With overflow notification, all requests (v1), not only the
 	 * notifying ones (v2), start frozen at UINT64_MAX. */
 	int all_start_at_max;
+	int aggregate;		/* keep the group aggregate (v1 extension) */
 	/* Run in the new LWP once bound: the interface layer's own state. */
 	void (*adopt)(const unsigned char *tag);
 	unsigned char tag[CPC_INHERIT_TAG_SIZE];

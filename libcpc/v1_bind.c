@@ -67,6 +67,7 @@ static void describe_inheritance(struct cpc_inherit *inh,
 		{ ev->ce_pes[0], ev->ce_pes[1] } };
 	inh->zero_presets = 1;
 	inh->all_start_at_max = 1;
+	inh->aggregate = 1;
 	inh->adopt = v1_adopt;
 	memset(inh->tag, 0, sizeof(inh->tag));
 	memcpy(inh->tag, &t, sizeof(t));

@@ -1,44 +1,261 @@
 /*
- * The version 1 process-context interfaces (cpc_pctx_*).  They need
- * libpctx, which this version does not provide yet: each fails cleanly
- * with ENOTSUP and says so through the error function.
+ * The version 1 process-context interfaces (cpc_pctx_*): counting in the
+ * LWPs of a process controlled through libpctx, from the controlling
+ * process (see v2_pctx.c).
+ *
+ * The bindings are kept here, one per (context, LWP), until
+ * cpc_pctx_rele, a rebind, or the release of the context by libpctx.
+ * Solaris cpc_pctx_invalidate makes the target's own next cpc_take_sample
+ * fail with EAGAIN; a Linux process cannot reach into another's
+ * counters, so here it invalidates the controller's binding of that LWP:
+ * its next cpc_pctx_take_sample fails with EAGAIN until it is bound again.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "libcpc.h"
+#include "backend.h"
 #include "error.h"
+#include "pes.h"
+#include "platform_events.h"
+#include "v2.h"
 
-static int unsupported(const char *fn, const char *what)
+struct v1_pctx_binding {
+	struct v1_pctx_binding *next;
+	pctx_t *pctx;
+	__id_t lwpid;
+	int invalid;
+	int cpuver;
+	uint32_t pes[2];
+	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct v1_pctx_binding *bindings;
+
+static int fail(int err)
 {
-	cpc_report(fn, "%s are not supported by this version of libcpc\n",
-	    what);
-	errno = ENOTSUP;
+	errno = err;
 	return -1;
 }
 
-#define PCTX "process contexts (libpctx)"
+/* The binding of (pctx, lwpid), with the lock held; or NULL. */
+static struct v1_pctx_binding **find(pctx_t *pctx, __id_t lwpid)
+{
+	for (struct v1_pctx_binding **bp = &bindings; *bp != NULL;
+	    bp = &(*bp)->next)
+		if ((*bp)->pctx == pctx && (*bp)->lwpid == lwpid)
+			return bp;
+	return NULL;
+}
+
+static void drop(struct v1_pctx_binding **bp)
+{
+	struct v1_pctx_binding *b = *bp;
+	*bp = b->next;
+	cpc_pctx_close(b->priv);
+	free(b);
+}
+
+void cpc_pctx_v1_forget(pctx_t *pctx)
+{
+	pthread_mutex_lock(&lock);
+	for (struct v1_pctx_binding **bp = &bindings; *bp != NULL;)
+		if ((*bp)->pctx == pctx)
+			drop(bp);
+		else
+			bp = &(*bp)->next;
+	pthread_mutex_unlock(&lock);
+}
+
+/* Checks an event for a process context and builds its request set. */
+static int build_set(const cpc_event_t *ev, struct cpc_reqset *set,
+    const char *fn)
+{
+	int family = cpc_platform_family(ev->ce_cpuver);
+
+	if (family == CPC_FAMILY_NONE) {
+		cpc_report(fn, "unknown cpuver %d\n", ev->ce_cpuver);
+		return EINVAL;
+	}
+	if (family == CPC_FAMILY_P5) {
+		cpc_report(fn,
+		    "Pentium (P5) events cannot be counted on this processor\n");
+		return EINVAL;
+	}
+	memset(set, 0, sizeof(*set));
+	set->nreqs = 2;
+	for (int i = 0; i < 2; i++) {
+		uint32_t pes = ev->ce_pes[i];
+		struct cpc_req *r = &set->req[i];
+		if (pes & PES_INT) {
+			cpc_report(fn, "pic%d: 'int' is not available for "
+			    "process contexts\n", i);
+			return EINVAL;
+		}
+		if (cpc_pes_evsel(ev->ce_cpuver, pes, &r->sel) != 0) {
+			cpc_report(fn, "pic%d: invalid event selection 0x%x\n",
+			    i, pes);
+			return EINVAL;
+		}
+		r->preset = ev->ce_pic[i];
+		if (pes & PES_USR)
+			r->flags |= CPC_COUNT_USER;
+		if (pes & PES_OS)
+			r->flags |= CPC_COUNT_SYSTEM;
+	}
+	return 0;
+}
+
+/* Explains why counting could not start in LWP lwpid. */
+static void report_open_error(const char *fn, const cpc_event_t *ev,
+    __id_t lwpid, int err, int bad)
+{
+	char name[CPC_MAX_EVENT_LEN] = "";
+
+	if (bad >= 0 && bad <= 1 &&
+	    cpc_pes_event_name(ev->ce_cpuver, bad, ev->ce_pes[bad], name,
+		sizeof(name)) != 0)
+		name[0] = '\0';
+	switch (err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+		cpc_report(fn, "pic%d: event '%s' cannot be counted on this "
+		    "system (no hardware PMU or no such event)\n", bad, name);
+		break;
+	case EACCES:
+	case EPERM:
+		cpc_report(fn, "lwp %d: not permitted to count (see "
+		    "/proc/sys/kernel/perf_event_paranoid)\n", (int)lwpid);
+		break;
+	case ESRCH:
+		cpc_report(fn, "lwp %d: no such lwp\n", (int)lwpid);
+		break;
+	default:
+		cpc_report(fn, "lwp %d: cannot count: %s\n", (int)lwpid,
+		    strerrordesc_np(err));
+		break;
+	}
+}
+
+/* The thread of LWP lwpid, or -1 with errno (reported). */
+static int target(const char *fn, pctx_t *pctx, __id_t lwpid, pid_t *tid)
+{
+	int rc = cpc_pctx_target(pctx, lwpid, tid);
+	if (rc == 0)
+		return 0;
+	if (rc == -ENOTSUP)
+		cpc_report(fn, "libpctx is not loaded in this process\n");
+	return fail(-rc);
+}
 
 int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
     int flags)
 {
-	(void)pctx, (void)lwpid, (void)event, (void)flags;
-	return unsupported("pctx_bind_event", PCTX);
+	static const char fn[] = "pctx_bind_event";
+	int saved = errno;
+	struct cpc_reqset set;
+	pid_t tid;
+	int bad;
+
+	if (event == NULL)
+		return cpc_pctx_rele(pctx, lwpid);
+	if (flags & CPC_BIND_EMT_OVF) {
+		cpc_report(fn, "overflow interrupts are not available for "
+		    "process contexts\n");
+		return fail(EINVAL);
+	}
+	if ((flags & ~CPC_BIND_LWP_INHERIT) != 0) {
+		cpc_report(fn, "invalid flags 0x%x\n", (unsigned)flags);
+		return fail(EINVAL);
+	}
+	int err = build_set(event, &set, fn);
+	if (err != 0)
+		return fail(err);
+	if (target(fn, pctx, lwpid, &tid) != 0)
+		return -1;
+	struct v1_pctx_binding *b = calloc(1, sizeof(*b));
+	if (b == NULL)
+		return fail(ENOMEM);
+	int rc = cpc_pctx_open(b->priv, &set, tid, &bad);
+	if (rc != 0) {
+		free(b);
+		report_open_error(fn, event, lwpid, -rc, bad);
+		return fail(-rc == ENOENT || -rc == EOPNOTSUPP ? EINVAL : -rc);
+	}
+	b->pctx = pctx;
+	b->lwpid = lwpid;
+	b->cpuver = event->ce_cpuver;
+	b->pes[0] = event->ce_pes[0];
+	b->pes[1] = event->ce_pes[1];
+	pthread_mutex_lock(&lock);
+	struct v1_pctx_binding **old = find(pctx, lwpid);
+	if (old != NULL)
+		drop(old);
+	b->next = bindings;
+	bindings = b;
+	pthread_mutex_unlock(&lock);
+	errno = saved;
+	return 0;
 }
 
 int cpc_pctx_take_sample(pctx_t *pctx, __id_t lwpid, cpc_event_t *event)
 {
-	(void)pctx, (void)lwpid, (void)event;
-	return unsupported("pctx_take_sample", PCTX);
+	int saved = errno;
+	uint64_t vals[2], tick = 0;
+
+	if (event == NULL)
+		return fail(EINVAL);
+	pthread_mutex_lock(&lock);
+	struct v1_pctx_binding **bp = find(pctx, lwpid);
+	int rc = bp == NULL ? -EINVAL
+	    : (*bp)->invalid ? -EAGAIN
+			     : cpc_pctx_read((*bp)->priv, vals, 2, &tick);
+	if (rc == 0) {
+		memset(event, 0, sizeof(*event));
+		event->ce_cpuver = (*bp)->cpuver;
+		event->ce_pes[0] = (*bp)->pes[0];
+		event->ce_pes[1] = (*bp)->pes[1];
+		event->ce_hrt = gethrtime();
+		event->ce_tsc = tick;
+		event->ce_pic[0] = vals[0];
+		event->ce_pic[1] = vals[1];
+	}
+	pthread_mutex_unlock(&lock);
+	if (rc != 0)
+		return fail(-rc);
+	errno = saved;
+	return 0;
 }
 
 int cpc_pctx_rele(pctx_t *pctx, __id_t lwpid)
 {
-	(void)pctx, (void)lwpid;
-	return unsupported("pctx_rele", PCTX);
+	int saved = errno;
+	pthread_mutex_lock(&lock);
+	struct v1_pctx_binding **bp = find(pctx, lwpid);
+	if (bp != NULL)
+		drop(bp);
+	pthread_mutex_unlock(&lock);
+	/* As on Solaris 8, releasing an unbound LWP is not an error. */
+	errno = saved;
+	return 0;
 }
 
 int cpc_pctx_invalidate(pctx_t *pctx, __id_t lwpid)
 {
-	(void)pctx, (void)lwpid;
-	return unsupported("pctx_invalidate", PCTX);
+	static const char fn[] = "pctx_invalidate";
+	int saved = errno;
+	pid_t tid;
+
+	pthread_mutex_lock(&lock);
+	struct v1_pctx_binding **bp = find(pctx, lwpid);
+	if (bp != NULL)
+		(*bp)->invalid = 1;
+	pthread_mutex_unlock(&lock);
+	if (bp == NULL && target(fn, pctx, lwpid, &tid) != 0)
+		return -1;
+	errno = saved;
+	return 0;
 }

@@ -35,8 +35,7 @@ static const struct cpc_inherit v2_inherit = {
 static int backend_subcode(int err)
 {
 	switch (err) {
-	case ENOENT:
-	case EOPNOTSUPP:
+	case ENOENT:	/* no such event here (ENOTSUP: cannot notify) */
 	case EBUSY:
 		return CPC_RESOURCE_UNAVAIL;
 	default:
@@ -67,7 +66,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		if (rc != 0)
 			return fail(-rc);
 	}
-	if (set->state == V2_BOUND_CPU)
+	if (set->state == V2_BOUND_CPU || set->state == V2_BOUND_PCTX)
 		v2_unbind_set(set);
 	v2_compile(set, &rs);
 	int rc = cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
@@ -76,7 +75,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 			v2_note(cpc, FN_BIND, why);
 		else
 			v2_report(cpc, FN_BIND, backend_subcode(-rc));
-		return fail(-rc == ENOENT || -rc == EOPNOTSUPP ? EINVAL : -rc);
+		return fail(-rc == ENOENT ? EINVAL : -rc);
 	}
 	set->state = V2_BOUND_LWP;
 	errno = saved;
@@ -89,6 +88,9 @@ void v2_unbind_set(cpc_set_t *set)
 		(void)cpc_lwp_release();
 	if (set->state == V2_BOUND_CPU)
 		v2_cpu_unbind(set);
+	/* Process contexts (v2_pctx.c). */
+	if (set->state == V2_BOUND_PCTX)
+		v2_pctx_unbind(set);
 	set->state = V2_UNBOUND;
 }
 
@@ -112,6 +114,14 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 		return fail(EINVAL);
 	if (set->state == V2_BOUND_CPU) {
 		int rc = v2_cpu_sample(set, buf);
+		if (rc != 0)
+			return fail(-rc);
+		errno = saved;
+		return 0;
+	}
+	/* Process contexts (v2_pctx.c). */
+	if (set->state == V2_BOUND_PCTX) {
+		int rc = v2_pctx_sample(set, buf);
 		if (rc != 0)
 			return fail(-rc);
 		errno = saved;

@@ -19,15 +19,21 @@
 #include "platform_events.h"
 #include "v2.h"
 
-/* A whole-string number: raw event codes of up to 12 bits. */
+/*
+ * A whole-string number: a raw event code, of 12 bits on AMD (the extended
+ * event select), 8 elsewhere.
+ */
 static int numeric_event(const char *name, unsigned *code)
 {
+	struct cpc_cpuinfo ci;
 	char *end;
 	if (*name == '\0')
 		return -1;
+	cpc_cpuinfo_read(&ci);
 	errno = 0;
 	long v = strtol(name, &end, 0);
-	if (*end != '\0' || errno != 0 || v < 0 || v > 0xfff)
+	if (*end != '\0' || errno != 0 || v < 0 ||
+	    v > (ci.vendor == CPC_VENDOR_AMD ? 0xfff : 0xff))
 		return -1;
 	*code = (unsigned)v;
 	return 0;

@@ -42,26 +42,36 @@ static void call_handler(cpc_errhndlr_t *fn, const char *name, int subcode,
 	va_end(ap);
 }
 
-void v2_report(cpc_t *cpc, const char *fn, int subcode)
+/* The handler gets the message itself as its format, as on Solaris. */
+static void report_text(cpc_t *cpc, const char *fn, int subcode,
+    const char *text)
 {
 	int saved = errno;
-	char msg[80];
+	char msg[CPC_MAX_EVENT_LEN];
+	size_t n = strlen(text);
+	if (n > sizeof(msg) - 2)
+		n = sizeof(msg) - 2;
+	memcpy(msg, text, n);
+	memcpy(msg + n, "\n", 2);
+	/* No conversions in the texts: "%" would not reach here. */
+	for (char *p = msg; *p != '\0'; p++)
+		if (*p == '%')
+			*p = ' ';
+	call_handler(cpc != NULL ? cpc->errfn : NULL, fn, subcode, msg);
+	errno = saved;
+}
+
+void v2_report(cpc_t *cpc, const char *fn, int subcode)
+{
 	if (subcode <= 0 ||
 	    (size_t)subcode >= sizeof(subcode_text) / sizeof(subcode_text[0]))
 		return;
-	/* The message as the format: it holds no conversions. */
-	size_t n = strlen(subcode_text[subcode]);
-	memcpy(msg, subcode_text[subcode], n);
-	memcpy(msg + n, "\n", 2);
-	call_handler(cpc != NULL ? cpc->errfn : NULL, fn, subcode, "%s", msg);
-	errno = saved;
+	report_text(cpc, fn, subcode, subcode_text[subcode]);
 }
 
 void v2_note(cpc_t *cpc, const char *fn, const char *msg)
 {
-	int saved = errno;
-	call_handler(cpc != NULL ? cpc->errfn : NULL, fn, -1, "%s\n", msg);
-	errno = saved;
+	report_text(cpc, fn, -1, msg);
 }
 
 void v2_lock(cpc_t *cpc, sigset_t *saved)

@@ -360,6 +360,52 @@ START_TEST(restart_reloads_presets)
 }
 END_TEST
 
+static volatile int quiet_signals;
+
+static void quiet_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	quiet_signals++;
+}
+
+START_TEST(enable_unfreezes_and_ticks_go_on)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = quiet_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGEMT, &sa, NULL);
+	cpc_set_t *set = make_set("task-clock", "page-faults", UINT64_MAX - 99,
+	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT);
+	cpc_buf_t *a = cpc_buf_create(cpc, set), *b = cpc_buf_create(cpc, set);
+	uint64_t v0, v1;
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	touch_fresh_pages(300);
+	ck_assert_int_eq(quiet_signals, 1);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, a), 0);
+	touch_fresh_pages(100);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), 0);
+	cpc_buf_get(cpc, a, 1, &v0);
+	cpc_buf_get(cpc, b, 1, &v1);
+	ck_assert_uint_eq(v0, v1);	/* frozen */
+	/* cpc_enable unfreezes: counting goes on from the frozen values. */
+	ck_assert_int_eq(cpc_enable(cpc), 0);
+	touch_fresh_pages(100);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), 0);
+	cpc_buf_get(cpc, b, 1, &v1);
+	ck_assert_uint_ge(v1 - v0, 100);
+	ck_assert_uint_ge(cpc_buf_tick(cpc, b), cpc_buf_tick(cpc, a));
+	/* A restart reloads the presets but the ticks run on from the bind. */
+	burn_cpu_ns(5000000);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, a), 0);
+	ck_assert_int_eq(cpc_set_restart(cpc, set), 0);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b), 0);
+	ck_assert_uint_ge(cpc_buf_tick(cpc, b), cpc_buf_tick(cpc, a));
+	cpc_buf_get(cpc, b, 1, &v1);
+	ck_assert_uint_ge(v1, UINT64_MAX - 99);
+}
+END_TEST
+
 START_TEST(enable_and_disable)
 {
 	cpc_set_t *set = make_set("page-faults", "task-clock", 0, CPC_COUNT_USER);
@@ -580,6 +626,7 @@ int main(void)
 	tcase_add_test(tc, bind_errors_and_subcodes);
 	tcase_add_test(tc, overflow_and_restart);
 	tcase_add_test(tc, restart_reloads_presets);
+	tcase_add_test(tc, enable_unfreezes_and_ticks_go_on);
 	tcase_add_test(tc, enable_and_disable);
 	tcase_add_test(tc, inheritance_from_presets);
 	tcase_add_test(tc, walkers);
