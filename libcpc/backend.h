@@ -52,6 +52,8 @@ struct cpc_backend {
 	int (*is_overflow)(void *priv, const siginfo_t *si);
 	/* Stops all counters of the binding (after an overflow). */
 	void (*freeze)(void *priv);
+	/* Optional: 1 if the backend itself froze the binding on overflow. */
+	int (*frozen)(void *priv);
 	/* 0 if counting the given set would be allowed here, else -errno. */
 	int (*probe)(const struct cpc_reqset *set);
 	/*

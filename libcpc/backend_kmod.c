@@ -86,6 +86,24 @@ static int fill_bind(struct cpc_kbind *kb, const struct cpc_reqset *set,
 	return 0;
 }
 
+/* Which request the module refused: each alone, on an error path only. */
+static int find_bad_request(const struct cpc_kbind *all, int err)
+{
+	if (all->nreqs == 1)
+		return 0;
+	for (unsigned i = 0; i < all->nreqs; i++) {
+		struct cpc_kbind one;
+		memset(&one, 0, sizeof(one));
+		one.abi = CPC_KMOD_ABI;
+		one.flags = CPC_KBIND_START_FROZEN;
+		one.nreqs = 1;
+		one.req[0] = all->req[i];
+		if (ioctl(kmod_fd, CPC_KIOC_BIND, &one) != 0 && errno == err)
+			return (int)i;
+	}
+	return -1;
+}
+
 static int kmod_bind(void *priv, const struct cpc_reqset *set,
     unsigned bflags, int *bad)
 {
@@ -101,9 +119,9 @@ static int kmod_bind(void *priv, const struct cpc_reqset *set,
 	if (rc != 0)
 		return rc;
 	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0) {
-		if (set->nreqs == 1)
-			*bad = 0;
-		return -errno;
+		int err = errno;
+		*bad = find_bad_request(&kb, err);
+		return -err;
 	}
 	p->nreqs = set->nreqs;
 	return 0;
@@ -144,6 +162,17 @@ static void kmod_release(void *priv)
 	struct kmod_lwp *p = priv;
 	p->nreqs = 0;
 	target_ioctl(CPC_KIOC_RELE);
+}
+
+/* 1 if an overflow froze the binding (the module tells at sample). */
+static int kmod_frozen(void *priv)
+{
+	struct cpc_ksample ks;
+	(void)priv;
+	memset(&ks, 0, sizeof(ks));
+	ks.abi = CPC_KMOD_ABI;
+	return ioctl(kmod_fd, CPC_KIOC_SAMPLE, &ks) == 0 &&
+	    (ks.flags & CPC_KSAMPLE_FROZEN) != 0;
 }
 
 /* The module sends the Solaris SIGEMT itself, already frozen. */
@@ -203,6 +232,7 @@ const struct cpc_backend cpc_kmod_backend = {
 	.release = kmod_release,
 	.is_overflow = kmod_is_overflow,
 	.freeze = kmod_freeze,
+	.frozen = kmod_frozen,
 	.probe = kmod_probe,
 	.group_open = kmod_group_open,
 	.group_sample = kmod_group_sample,

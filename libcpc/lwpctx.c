@@ -359,7 +359,8 @@ int cpc_lwp_enable(int on)
 
 	if (!c->bound)
 		return -EINVAL;
-	if (on && c->counting && c->frozen) {
+	if (on && c->counting &&
+	    (c->frozen || (c->be->frozen != NULL && c->be->frozen(c->priv)))) {
 		/* Unfreezes after an overflow: counting goes on from there. */
 		rc = cpc_lwp_sample(vals, c->set.nreqs, &tsc);
 		return rc != 0 ? rc : resume(c, vals, tsc);

@@ -1,0 +1,906 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-thread counter contexts of /dev/cpc.
+ *
+ * Each open file keeps, per thread it counts, a struct cpc_ctx holding the
+ * thread's binding (a struct cpc_set of perf kernel counters, one per
+ * request) and its group aggregate (another set, of inherited counters).
+ * Everything is serialised by the file's mutex, except the overflow path.
+ *
+ * Overflow.  The perf overflow handler runs in NMI, IRQ or (for software
+ * events) process context with preemption disabled, in the counted thread.
+ * It moves the set from RUNNING to PENDING, remembers the user PC and
+ * queues the set's task work on the thread (from NMI context through an
+ * irq work).  The task work runs in the thread before it returns to user
+ * mode: it disables the counters, moves the set to FROZEN, updates the
+ * state page and sends SIGEMT (SIGSTKFLT) with si_code EMT_CPCOVF and the
+ * PC.  Only the transition to PENDING queues a signal: one per freeze.
+ *
+ * Lifetime.  A queued task work holds a reference to the set and one to
+ * the file.  The file reference keeps the file's state (and so the module)
+ * alive until the work has run; the work drops it last with fput(), which
+ * defers the final release past the end of the work's own code.  The
+ * kernel offers modules no way to cancel a task work, so this is how a
+ * thread that sleeps, exits or execs with the work pending is handled: the
+ * work still runs (on return to user mode or in exit_task_work()) and finds
+ * the set torn down or the thread exec'ed, and only drops its references.
+ *
+ * Teardown.  perf_event_release_kernel() does not wait for overflow handlers
+ * already running on other CPUs (software events are found under RCU).  A
+ * set being torn down is marked dead, then teardown waits until no
+ * overflow path is inside the set (->busy, paired with ->dead like a
+ * Dekker lock); later handlers see ->dead and leave.  The set's memory is
+ * freed after an RCU grace period, which covers handlers still reading
+ * ->busy and ->dead.  The module text is covered by the grace period that
+ * module unloading waits for.
+ */
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/hardirq.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/perf_event.h>
+#include <linux/pid.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/task_work.h>
+#include <linux/version.h>
+
+#include "cpc_ctx.h"
+
+/* ------------------------------------------------------------------ */
+/* Accounting: contexts per user                                        */
+/* ------------------------------------------------------------------ */
+
+/**
+ * struct cpc_user - the contexts of one user (the opener of files)
+ * @node: in cpc_users
+ * @uid: the user
+ * @files: open files of the user
+ * @nctx: sets (bindings and group aggregates) of those files
+ */
+struct cpc_user {
+	struct hlist_node node;
+	kuid_t uid;
+	unsigned int files;
+	unsigned int nctx;
+};
+
+static DEFINE_HASHTABLE(cpc_users, 6);
+static DEFINE_SPINLOCK(cpc_users_lock);
+static atomic_t cpc_nr_contexts = ATOMIC_INIT(0);
+
+/**
+ * cpc_contexts_in_use() - number of sets of all files
+ *
+ * Return: bindings plus group aggregates currently set up.
+ */
+int cpc_contexts_in_use(void)
+{
+	return atomic_read(&cpc_nr_contexts);
+}
+
+/**
+ * cpc_user_get() - find or create the accounting of a user for a new file
+ * @uid: the opener
+ *
+ * Return: the accounting, or NULL when out of memory.
+ */
+struct cpc_user *cpc_user_get(kuid_t uid)
+{
+	struct cpc_user *user, *new;
+	u32 key = from_kuid(&init_user_ns, uid);
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return NULL;
+
+	spin_lock(&cpc_users_lock);
+	hash_for_each_possible(cpc_users, user, node, key) {
+		if (uid_eq(user->uid, uid)) {
+			user->files++;
+			spin_unlock(&cpc_users_lock);
+			kfree(new);
+			return user;
+		}
+	}
+	new->uid = uid;
+	new->files = 1;
+	hash_add(cpc_users, &new->node, key);
+	spin_unlock(&cpc_users_lock);
+	return new;
+}
+
+/**
+ * cpc_user_put() - drop the accounting of a closed file
+ * @user: from cpc_user_get(); the file's sets are gone
+ */
+void cpc_user_put(struct cpc_user *user)
+{
+	bool last;
+
+	spin_lock(&cpc_users_lock);
+	last = --user->files == 0;
+	if (last) {
+		WARN_ON_ONCE(user->nctx);
+		hash_del(&user->node);
+	}
+	spin_unlock(&cpc_users_lock);
+	if (last)
+		kfree(user);
+}
+
+static int cpc_user_charge(struct cpc_user *user)
+{
+	int err = 0;
+
+	spin_lock(&cpc_users_lock);
+	if (user->nctx >= READ_ONCE(cpc_max_contexts))
+		err = -EAGAIN;
+	else
+		user->nctx++;
+	spin_unlock(&cpc_users_lock);
+	if (!err)
+		atomic_inc(&cpc_nr_contexts);
+	return err;
+}
+
+static void cpc_user_uncharge(struct cpc_user *user)
+{
+	spin_lock(&cpc_users_lock);
+	user->nctx--;
+	spin_unlock(&cpc_users_lock);
+	atomic_dec(&cpc_nr_contexts);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sets                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Takes a reference to @file unless its last one is already gone. */
+static bool cpc_file_tryget(struct file *file)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	return file_ref_get(&file->f_ref);
+#else
+	return atomic_long_inc_not_zero(&file->f_count);
+#endif
+}
+
+static void cpc_set_free(struct cpc_set *set)
+{
+	irq_work_sync(&set->kick);
+	put_task_struct(set->task);
+	kfree_rcu(set, rcu);
+}
+
+static void cpc_set_put(struct cpc_set *set)
+{
+	if (refcount_dec_and_test(&set->ref))
+		cpc_set_free(set);
+}
+
+/* Enter and leave the part of an overflow path that touches the set. */
+static bool cpc_set_busy_enter(struct cpc_set *set)
+{
+	atomic_inc(&set->busy);
+	smp_mb__after_atomic();
+	return !READ_ONCE(set->dead);
+}
+
+static void cpc_set_busy_exit(struct cpc_set *set)
+{
+	smp_mb__before_atomic();
+	atomic_dec(&set->busy);
+}
+
+/*
+ * Queues the set's task work on its thread.  Called inside a busy section
+ * of a set that is not dead, in IRQ or process context (never NMI), so
+ * the set's installed reference cannot go away meanwhile.
+ */
+static void cpc_set_queue_work(struct cpc_set *set)
+{
+	if (test_and_set_bit(CPC_SET_WORK_QUEUED, &set->work_flags))
+		return;		/* the queued work will find it PENDING */
+	if (!cpc_file_tryget(set->file)) {
+		/* The file is being released; so is the set. */
+		clear_bit(CPC_SET_WORK_QUEUED, &set->work_flags);
+		return;
+	}
+	refcount_inc(&set->ref);
+	if (task_work_add(set->task, &set->work, TWA_RESUME)) {
+		/* The thread has exited; its counters stopped with it. */
+		clear_bit(CPC_SET_WORK_QUEUED, &set->work_flags);
+		refcount_dec(&set->ref);
+		fput(set->file);
+	}
+}
+
+static void cpc_set_kick(struct irq_work *kick)
+{
+	struct cpc_set *set = container_of(kick, struct cpc_set, kick);
+
+	if (cpc_set_busy_enter(set) &&
+	    READ_ONCE(set->state) == CPC_SET_PENDING)
+		cpc_set_queue_work(set);
+	cpc_set_busy_exit(set);
+}
+
+static void cpc_overflow(struct perf_event *event,
+			 struct perf_sample_data *data, struct pt_regs *regs)
+{
+	struct cpc_set *set = event->overflow_handler_context;
+	struct task_struct *task = current;
+	unsigned long pc;
+
+	if (!cpc_set_busy_enter(set))
+		goto out;
+	if (task != set->task || (task->flags & PF_EXITING) ||
+	    task->self_exec_id != set->exec_id)
+		goto out;
+	if (cmpxchg(&set->state, CPC_SET_RUNNING, CPC_SET_PENDING) !=
+	    CPC_SET_RUNNING)
+		goto out;	/* already frozen: ignore */
+
+	if (regs && user_mode(regs))
+		pc = instruction_pointer(regs);
+	else
+		pc = instruction_pointer(task_pt_regs(task));
+	WRITE_ONCE(set->pc, pc);
+
+	/*
+	 * From NMI context neither the task work list nor the return path
+	 * may be touched safely: an irq work (a self-interrupt as soon as
+	 * interrupts are enabled) queues the task work instead.
+	 */
+	if (in_nmi())
+		irq_work_queue(&set->kick);
+	else
+		cpc_set_queue_work(set);
+out:
+	cpc_set_busy_exit(set);
+}
+
+static u32 cpc_perf_type(u32 kind)
+{
+	switch (kind) {
+	case CPC_KEV_RAW_X86:
+		return PERF_TYPE_RAW;
+	case CPC_KEV_SOFTWARE:
+		return PERF_TYPE_SOFTWARE;
+	case CPC_KEV_HARDWARE:
+		return PERF_TYPE_HARDWARE;
+	default:
+		return PERF_TYPE_HW_CACHE;
+	}
+}
+
+static void cpc_set_release_counters(struct cpc_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nreqs; i++) {
+		if (set->ev[i]) {
+			perf_event_release_kernel(set->ev[i]);
+			set->ev[i] = NULL;
+		}
+	}
+}
+
+static void cpc_set_work(struct callback_head *work);
+
+/*
+ * Creates a set of disabled counters for @task, or returns an ERR_PTR:
+ * the perf API's error (ENOENT: no such event on this machine, ESRCH: the
+ * thread is exiting, ...) or -ENOMEM.
+ */
+static struct cpc_set *cpc_set_create(struct cpc_file *cf,
+				      struct task_struct *task,
+				      const struct cpc_kbind *kb, bool group)
+{
+	struct perf_event_attr attr;
+	struct cpc_set *set;
+	unsigned int i;
+	int err;
+
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&set->ref, 1);
+	set->file = cf->file;
+	get_task_struct(task);
+	set->task = task;
+	set->exec_id = READ_ONCE(task->self_exec_id);
+	set->state = CPC_SET_RUNNING;
+	init_task_work(&set->work, cpc_set_work);
+	init_irq_work(&set->kick, cpc_set_kick);
+	set->nreqs = kb->nreqs;
+
+	for (i = 0; i < kb->nreqs; i++) {
+		const struct cpc_kreq *r = &kb->req[i];
+		struct perf_event *ev;
+		u64 period = 0;
+
+		set->preset[i] = r->preset;
+		/* Neither user nor system mode: the request counts nothing. */
+		if (!(r->flags & (CPC_KREQ_USER | CPC_KREQ_SYSTEM)))
+			continue;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = cpc_perf_type(r->kind);
+		attr.config = r->config;
+		attr.pinned = 1;
+		attr.disabled = 1;
+		attr.exclude_hv = 1;
+		attr.exclude_user = !(r->flags & CPC_KREQ_USER);
+		attr.exclude_kernel = !(r->flags & CPC_KREQ_SYSTEM);
+		if (group) {
+			attr.inherit = 1;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
+			attr.inherit_thread = 1;
+			attr.remove_on_exec = 1;
+#endif
+		} else if (r->flags & CPC_KREQ_OVF_EMT) {
+			/*
+			 * The count passes 2^64 - 1 after 2^64 - preset
+			 * events.  Periods of 2^63 and more (perf's limit)
+			 * or 2^64 (preset 0) never end in practice.
+			 */
+			period = -r->preset;
+			if (period >= BIT_ULL(63))
+				period = 0;
+		}
+		attr.sample_period = period;
+		set->period[i] = period;
+
+		ev = perf_event_create_kernel_counter(&attr, -1, task,
+						      period ? cpc_overflow :
+						      NULL,
+						      period ? set : NULL);
+		if (IS_ERR(ev)) {
+			err = PTR_ERR(ev);
+			goto fail;
+		}
+		set->ev[i] = ev;
+	}
+	return set;
+
+fail:
+	cpc_set_release_counters(set);
+	put_task_struct(set->task);
+	kfree(set);
+	return ERR_PTR(err);
+}
+
+static void cpc_set_enable(struct cpc_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->ev[i])
+			perf_event_enable(set->ev[i]);
+}
+
+static void cpc_set_disable(struct cpc_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nreqs; i++)
+		if (set->ev[i])
+			perf_event_disable(set->ev[i]);
+}
+
+/*
+ * Reads the counts (preset + events since bind or restart) and the
+ * enabled time of the first counter that counts (for a group: summed
+ * over its threads).  Returns -EIO if a pinned counter could not be
+ * scheduled (more hardware events than the PMU has counters).
+ */
+static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
+{
+	bool have_time = false;
+	unsigned int i;
+	int err = 0;
+
+	*ontime = 0;
+	for (i = 0; i < set->nreqs; i++) {
+		struct perf_event *ev = set->ev[i];
+		u64 enabled = 0, running = 0, raw;
+
+		if (!ev) {
+			vals[i] = set->preset[i];
+			continue;
+		}
+		raw = perf_event_read_value(ev, &enabled, &running);
+		vals[i] = set->preset[i] + raw - set->base[i];
+		if (!have_time) {
+			*ontime = enabled;
+			have_time = true;
+		}
+		if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR)
+			err = -EIO;
+	}
+	return err;
+}
+
+/*
+ * Marks the set dead and waits for overflow paths inside it to leave,
+ * releases its counters and drops the installed reference.  Called with
+ * the file lock held.
+ */
+static void cpc_set_teardown(struct cpc_set *set)
+{
+	WRITE_ONCE(set->dead, true);
+	smp_mb();
+	while (atomic_read(&set->busy))
+		cpu_relax();
+	cpc_set_release_counters(set);
+	set->ctx = NULL;
+	cpc_set_put(set);
+}
+
+/* ------------------------------------------------------------------ */
+/* The state page                                                       */
+/* ------------------------------------------------------------------ */
+
+static void cpc_page_write(struct cpc_ctx *ctx, unsigned int nreqs,
+			   u32 flags, const u64 *vals, u64 ontime)
+{
+	struct cpc_kpage *kp;
+	unsigned int i;
+	u32 seq;
+
+	if (!ctx->page)
+		return;
+	kp = page_address(ctx->page);
+	seq = kp->seq;
+	WRITE_ONCE(kp->seq, seq + 1);
+	smp_wmb();
+	WRITE_ONCE(kp->nreqs, nreqs);
+	WRITE_ONCE(kp->flags, flags);
+	for (i = 0; i < CPC_KMOD_MAX_REQS; i++)
+		WRITE_ONCE(kp->vals[i], i < nreqs ? vals[i] : 0);
+	WRITE_ONCE(kp->ontime_ns, ontime);
+	WRITE_ONCE(kp->updates, ++ctx->updates);
+	smp_wmb();
+	WRITE_ONCE(kp->seq, seq + 2);
+}
+
+static u32 cpc_set_flags(struct cpc_set *set)
+{
+	return READ_ONCE(set->state) == CPC_SET_RUNNING ?
+		0 : CPC_KSAMPLE_FROZEN;
+}
+
+/* Reads the binding and writes the state page; the file lock is held. */
+static int cpc_ctx_update_page(struct cpc_ctx *ctx, u64 *vals, u64 *ontime)
+{
+	struct cpc_set *set = ctx->set;
+	int err;
+
+	err = cpc_set_read(set, vals, ontime);
+	cpc_page_write(ctx, set->nreqs, cpc_set_flags(set), vals, *ontime);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* The overflow task work                                               */
+/* ------------------------------------------------------------------ */
+
+static void cpc_send_overflow(struct cpc_set *set)
+{
+	struct kernel_siginfo info;
+
+	clear_siginfo(&info);
+	info.si_signo = CPC_SIGEMT;
+	info.si_errno = 0;
+	info.si_code = CPC_EMT_CPCOVF;
+	info.si_addr = (void __user *)READ_ONCE(set->pc);
+	send_sig_info(CPC_SIGEMT, &info, current);
+}
+
+/* Runs in the counted thread before it returns to user mode (or exits). */
+static void cpc_set_work(struct callback_head *work)
+{
+	struct cpc_set *set = container_of(work, struct cpc_set, work);
+	struct file *file = set->file;
+	struct cpc_file *cf = file->private_data;
+	u64 vals[CPC_KMOD_MAX_REQS], ontime;
+
+	clear_bit(CPC_SET_WORK_QUEUED, &set->work_flags);
+	smp_mb__after_atomic();
+
+	mutex_lock(&cf->lock);
+	if (!set->dead && READ_ONCE(set->state) == CPC_SET_PENDING) {
+		cpc_set_disable(set);
+		WRITE_ONCE(set->state, CPC_SET_FROZEN);
+		if (set->ctx && set->ctx->set == set)
+			cpc_ctx_update_page(set->ctx, vals, &ontime);
+		/* After an exec the new program never asked for SIGEMT. */
+		if (current->self_exec_id == set->exec_id)
+			cpc_send_overflow(set);
+	}
+	mutex_unlock(&cf->lock);
+
+	cpc_set_put(set);
+	/* Last: may let the file (and with it the module) go. */
+	fput(file);
+}
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                             */
+/* ------------------------------------------------------------------ */
+
+/**
+ * cpc_file_init() - set up the state of a new open file
+ * @cf: the state
+ * @file: the file
+ * @user: the opener's accounting, from cpc_user_get()
+ */
+void cpc_file_init(struct cpc_file *cf, struct file *file,
+		   struct cpc_user *user)
+{
+	mutex_init(&cf->lock);
+	xa_init(&cf->ctxs);
+	cf->file = file;
+	cf->user = user;
+}
+
+static void cpc_ctx_drop_set(struct cpc_file *cf, struct cpc_set **setp)
+{
+	if (*setp) {
+		cpc_set_teardown(*setp);
+		*setp = NULL;
+		cpc_user_uncharge(cf->user);
+	}
+}
+
+static void cpc_ctx_destroy(struct cpc_file *cf, struct cpc_ctx *ctx)
+{
+	xa_erase(&cf->ctxs, pid_nr(ctx->pid));
+	cpc_ctx_drop_set(cf, &ctx->set);
+	cpc_ctx_drop_set(cf, &ctx->group);
+	if (ctx->page) {
+		/* A mapping keeps the page: leave it saying "unbound". */
+		cpc_page_write(ctx, 0, 0, NULL, 0);
+		__free_page(ctx->page);
+	}
+	put_task_struct(ctx->task);
+	put_pid(ctx->pid);
+	kfree(ctx);
+}
+
+/* True once the thread of @ctx has exited or its pid has moved on. */
+static bool cpc_ctx_stale(struct cpc_ctx *ctx)
+{
+	struct task_struct *task;
+	bool stale;
+
+	rcu_read_lock();
+	task = pid_task(ctx->pid, PIDTYPE_PID);
+	stale = task != ctx->task || READ_ONCE(task->exit_state);
+	rcu_read_unlock();
+	return stale;
+}
+
+/* Frees the contexts of threads that have exited. */
+static void cpc_reap(struct cpc_file *cf)
+{
+	struct cpc_ctx *ctx;
+	unsigned long idx;
+
+	xa_for_each(&cf->ctxs, idx, ctx)
+		if (cpc_ctx_stale(ctx))
+			cpc_ctx_destroy(cf, ctx);
+}
+
+/* The context of @task, or NULL; the file lock is held. */
+static struct cpc_ctx *cpc_ctx_find(struct cpc_file *cf,
+				    struct task_struct *task)
+{
+	struct cpc_ctx *ctx;
+
+	ctx = xa_load(&cf->ctxs, task_pid_nr(task));
+	if (!ctx)
+		return NULL;
+	if (ctx->task != task) {
+		/* A context left by an earlier owner of the pid number. */
+		if (cpc_ctx_stale(ctx))
+			cpc_ctx_destroy(cf, ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+static struct cpc_ctx *cpc_ctx_new(struct cpc_file *cf,
+				   struct task_struct *task)
+{
+	struct cpc_ctx *ctx;
+	int err;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return ERR_PTR(-ENOMEM);
+	ctx->pid = get_task_pid(task, PIDTYPE_PID);
+	get_task_struct(task);
+	ctx->task = task;
+	err = xa_insert(&cf->ctxs, pid_nr(ctx->pid), ctx, GFP_KERNEL);
+	if (err) {
+		put_task_struct(task);
+		put_pid(ctx->pid);
+		kfree(ctx);
+		return ERR_PTR(err == -EBUSY ? -EAGAIN : err);
+	}
+	return ctx;
+}
+
+static void cpc_ctx_put_if_empty(struct cpc_file *cf, struct cpc_ctx *ctx)
+{
+	if (!ctx->set && !ctx->group)
+		cpc_ctx_destroy(cf, ctx);
+}
+
+/**
+ * cpc_ctx_bind() - bind counters to a thread, or open its group aggregate
+ * @cf: the file
+ * @task: the thread (access already checked)
+ * @kb: the validated requests
+ * @group: CPC_KIOC_GROUP_OPEN rather than CPC_KIOC_BIND
+ *
+ * Replaces the thread's binding (or aggregate).  If the new counters
+ * cannot be created, the old ones stay.
+ *
+ * Return: 0 or a negative errno.
+ */
+int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
+		 const struct cpc_kbind *kb, bool group)
+{
+	u64 vals[CPC_KMOD_MAX_REQS], ontime;
+	struct cpc_set *set, **slot;
+	struct cpc_ctx *ctx;
+	bool charged = false;
+	int err;
+
+	mutex_lock(&cf->lock);
+	cpc_reap(cf);
+	ctx = cpc_ctx_find(cf, task);
+	if (!ctx) {
+		ctx = cpc_ctx_new(cf, task);
+		if (IS_ERR(ctx)) {
+			err = PTR_ERR(ctx);
+			goto out_unlock;
+		}
+	}
+	slot = group ? &ctx->group : &ctx->set;
+	if (!*slot) {
+		err = cpc_user_charge(cf->user);
+		if (err)
+			goto out_ctx;
+		charged = true;
+	}
+	if (!group && !ctx->page) {
+		ctx->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!ctx->page) {
+			err = -ENOMEM;
+			goto out_charge;
+		}
+	}
+
+	set = cpc_set_create(cf, task, kb, group);
+	if (IS_ERR(set)) {
+		err = PTR_ERR(set);
+		goto out_charge;
+	}
+	if (*slot)
+		cpc_set_teardown(*slot);
+	*slot = set;
+	set->ctx = ctx;
+
+	if (kb->flags & CPC_KBIND_START_FROZEN)
+		set->state = CPC_SET_FROZEN;
+	if (!group) {
+		unsigned int i;
+
+		for (i = 0; i < set->nreqs; i++)
+			vals[i] = set->preset[i];
+		ontime = 0;
+		ctx->updates = 0;
+		cpc_page_write(ctx, set->nreqs, cpc_set_flags(set), vals,
+			       ontime);
+	}
+	if (set->state == CPC_SET_RUNNING)
+		cpc_set_enable(set);
+	mutex_unlock(&cf->lock);
+	return 0;
+
+out_charge:
+	if (charged)
+		cpc_user_uncharge(cf->user);
+out_ctx:
+	cpc_ctx_put_if_empty(cf, ctx);
+out_unlock:
+	mutex_unlock(&cf->lock);
+	return err;
+}
+
+/**
+ * cpc_ctx_sample() - read a thread's binding or group aggregate
+ * @cf: the file
+ * @task: the thread (access already checked)
+ * @group: CPC_KIOC_GROUP_SAMPLE rather than CPC_KIOC_SAMPLE
+ * @ks: receives nreqs, flags, ontime_ns and vals (the rest is untouched)
+ *
+ * Sampling a binding also updates its state page.
+ *
+ * Return: 0, -EINVAL if there is nothing to sample, or -EIO.
+ */
+int cpc_ctx_sample(struct cpc_file *cf, struct task_struct *task,
+		   bool group, struct cpc_ksample *ks)
+{
+	struct cpc_ctx *ctx;
+	struct cpc_set *set;
+	int err = -EINVAL;
+
+	mutex_lock(&cf->lock);
+	ctx = cpc_ctx_find(cf, task);
+	set = ctx ? (group ? ctx->group : ctx->set) : NULL;
+	if (set) {
+		ks->nreqs = set->nreqs;
+		if (group) {
+			err = cpc_set_read(set, ks->vals, &ks->ontime_ns);
+		} else {
+			ks->flags = cpc_set_flags(set);
+			err = cpc_ctx_update_page(ctx, ks->vals,
+						  &ks->ontime_ns);
+		}
+	}
+	mutex_unlock(&cf->lock);
+	return err;
+}
+
+/**
+ * cpc_ctx_rele() - drop a thread's binding or group aggregate
+ * @cf: the file
+ * @task: the thread (access already checked)
+ * @group: CPC_KIOC_GROUP_CLOSE rather than CPC_KIOC_RELE
+ *
+ * Return: 0, or -EINVAL if there was nothing to drop.
+ */
+int cpc_ctx_rele(struct cpc_file *cf, struct task_struct *task, bool group)
+{
+	struct cpc_ctx *ctx;
+	int err = -EINVAL;
+
+	mutex_lock(&cf->lock);
+	ctx = cpc_ctx_find(cf, task);
+	if (ctx && (group ? ctx->group : ctx->set)) {
+		if (group) {
+			cpc_ctx_drop_set(cf, &ctx->group);
+		} else {
+			cpc_ctx_drop_set(cf, &ctx->set);
+			cpc_page_write(ctx, 0, 0, NULL, 0);
+		}
+		cpc_ctx_put_if_empty(cf, ctx);
+		err = 0;
+	}
+	mutex_unlock(&cf->lock);
+	return err;
+}
+
+/**
+ * cpc_ctx_restart() - restart a thread's binding from its presets
+ * @cf: the file
+ * @task: the thread (access already checked)
+ *
+ * The counts read as the presets again, overflow periods are re-armed and
+ * the counters run, whether or not they were frozen.
+ *
+ * Return: 0, or -EINVAL if the thread is not bound.
+ */
+int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task)
+{
+	u64 vals[CPC_KMOD_MAX_REQS], ontime;
+	struct cpc_ctx *ctx;
+	struct cpc_set *set;
+	unsigned int i;
+
+	mutex_lock(&cf->lock);
+	ctx = cpc_ctx_find(cf, task);
+	set = ctx ? ctx->set : NULL;
+	if (!set) {
+		mutex_unlock(&cf->lock);
+		return -EINVAL;
+	}
+
+	cpc_set_disable(set);
+	for (i = 0; i < set->nreqs; i++) {
+		struct perf_event *ev = set->ev[i];
+		u64 enabled, running;
+
+		if (!ev)
+			continue;
+		set->base[i] = perf_event_read_value(ev, &enabled, &running);
+		if (set->period[i])
+			perf_event_period(ev, set->period[i]);
+	}
+	WRITE_ONCE(set->state, CPC_SET_RUNNING);
+	cpc_ctx_update_page(ctx, vals, &ontime);
+	cpc_set_enable(set);
+	mutex_unlock(&cf->lock);
+	return 0;
+}
+
+/**
+ * cpc_ctx_mmap() - map the calling thread's state page
+ * @cf: the file
+ * @vma: a checked one-page, read-only, shared mapping at offset 0
+ *
+ * Return: 0, -EINVAL if the calling thread is not bound, or the error of
+ * vm_insert_page().
+ */
+int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma)
+{
+	struct cpc_ctx *ctx;
+	int err = -EINVAL;
+
+	mutex_lock(&cf->lock);
+	ctx = cpc_ctx_find(cf, current);
+	if (ctx && ctx->set && ctx->page)
+		err = vm_insert_page(vma, vma->vm_start, ctx->page);
+	mutex_unlock(&cf->lock);
+	return err;
+}
+
+/**
+ * cpc_file_destroy() - free every context of a released file
+ * @cf: the file's state; no task work of it can be pending (each holds a
+ *	file reference)
+ */
+void cpc_file_destroy(struct cpc_file *cf)
+{
+	struct cpc_ctx *ctx;
+	unsigned long idx;
+
+	mutex_lock(&cf->lock);
+	xa_for_each(&cf->ctxs, idx, ctx)
+		cpc_ctx_destroy(cf, ctx);
+	mutex_unlock(&cf->lock);
+	xa_destroy(&cf->ctxs);
+	mutex_destroy(&cf->lock);
+}
+
+/**
+ * cpc_probe_hw_pmu() - can this kernel count hardware events?
+ *
+ * Return: true if a cycles counter can be created for the current thread.
+ */
+bool cpc_probe_hw_pmu(void)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	ev = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	if (IS_ERR(ev))
+		return false;
+	perf_event_release_kernel(ev);
+	return true;
+}

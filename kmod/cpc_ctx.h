@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-thread counter contexts of /dev/cpc.
+ */
+#ifndef CPC_CTX_H
+#define CPC_CTX_H
+
+#include <linux/atomic.h>
+#include <linux/irq_work.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/signal.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/xarray.h>
+
+#include "uapi/cpc_kmod.h"
+
+/* Solaris' SIGEMT is SIGSTKFLT (16) on x86 Linux; si_code EMT_CPCOVF. */
+#define CPC_SIGEMT	SIGSTKFLT
+#define CPC_EMT_CPCOVF	1
+
+struct file;
+struct page;
+struct perf_event;
+struct pid;
+struct task_struct;
+struct vm_area_struct;
+struct cpc_user;
+
+/* Module parameters shared with cpc_ctx.c (defined in cpc_main.c). */
+extern unsigned int cpc_max_contexts;
+
+/**
+ * struct cpc_file - the state of one open file of /dev/cpc
+ * @lock: serialises everything below and every context of the file
+ * @ctxs: the per-thread contexts, indexed by the thread's global pid number
+ * @file: the file (no reference: the file owns this structure)
+ * @user: the opener's context accounting
+ */
+struct cpc_file {
+	struct mutex lock;
+	struct xarray ctxs;
+	struct file *file;
+	struct cpc_user *user;
+};
+
+/* Values of cpc_set.state. */
+enum cpc_set_state {
+	CPC_SET_RUNNING,	/* counting */
+	CPC_SET_PENDING,	/* overflowed; the task work will freeze it */
+	CPC_SET_FROZEN,		/* stopped until the next bind or restart */
+};
+
+/* Bits of cpc_set.work_flags. */
+#define CPC_SET_WORK_QUEUED	0
+
+/**
+ * struct cpc_set - one binding (or group aggregate) of a thread
+ * @ref: references: the context while the set is installed, plus one
+ *	 for a queued task work
+ * @file: the owning file (no reference of its own, see cpc_ctx.c)
+ * @ctx: the context the set is installed in, NULL once torn down
+ * @task: the counted thread (a reference)
+ * @dead: set (under the file lock) when torn down; the overflow paths
+ *	  then leave the set alone
+ * @busy: overflow paths running on the set (see cpc_set_teardown())
+ * @state: a cpc_set_state
+ * @work_flags: CPC_SET_WORK_QUEUED while @work is queued
+ * @exec_id: the thread's self_exec_id at bind: no signal after an exec
+ * @pc: the user PC at the last overflow
+ * @nreqs: number of requests
+ * @ev: the kernel counters; NULL for a request that counts nothing
+ * @preset: the presets
+ * @base: raw counts subtracted from the counts (set at restart)
+ * @period: sample period of each counter, 0 if it does not sample
+ * @work: the task work that freezes the set and sends the signal
+ * @kick: irq work that queues @work after an overflow in NMI context
+ * @rcu: frees the set after a grace period
+ */
+struct cpc_set {
+	refcount_t ref;
+	struct file *file;
+	struct cpc_ctx *ctx;
+	struct task_struct *task;
+	bool dead;
+	atomic_t busy;
+	int state;
+	unsigned long work_flags;
+	u64 exec_id;
+	unsigned long pc;
+	unsigned int nreqs;
+	struct perf_event *ev[CPC_KMOD_MAX_REQS];
+	u64 preset[CPC_KMOD_MAX_REQS];
+	u64 base[CPC_KMOD_MAX_REQS];
+	u64 period[CPC_KMOD_MAX_REQS];
+	struct callback_head work;
+	struct irq_work kick;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct cpc_ctx - the context of one thread in one file
+ * @pid: the thread's pid (a reference): the key
+ * @task: the thread (a reference): tells a reused or exec-swapped pid
+ * @set: the binding, or NULL
+ * @group: the group aggregate, or NULL
+ * @page: the state page (struct cpc_kpage), allocated at the first bind
+ * @updates: updates of the state page since the last bind
+ */
+struct cpc_ctx {
+	struct pid *pid;
+	struct task_struct *task;
+	struct cpc_set *set;
+	struct cpc_set *group;
+	struct page *page;
+	u64 updates;
+};
+
+int cpc_contexts_in_use(void);
+struct cpc_user *cpc_user_get(kuid_t uid);
+void cpc_user_put(struct cpc_user *user);
+
+void cpc_file_init(struct cpc_file *cf, struct file *file,
+		   struct cpc_user *user);
+void cpc_file_destroy(struct cpc_file *cf);
+
+int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
+		 const struct cpc_kbind *kb, bool group);
+int cpc_ctx_sample(struct cpc_file *cf, struct task_struct *task,
+		   bool group, struct cpc_ksample *ks);
+int cpc_ctx_rele(struct cpc_file *cf, struct task_struct *task, bool group);
+int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task);
+int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma);
+bool cpc_probe_hw_pmu(void);
+
+#endif /* CPC_CTX_H */

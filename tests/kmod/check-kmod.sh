@@ -1,0 +1,325 @@
+#!/bin/bash
+# check-kmod.sh ("make check-kmod"): tests libcpc's kernel module inside
+# a qemu guest running the installed Debian kernel.
+#
+#  1. Picks KVER (newest /usr/src/linux-headers-KVER with a readable
+#     /boot/vmlinuz-KVER), builds kmod/ against those headers (cached
+#     under $KMOD_CACHE_DIR, default $top_builddir/.kmod-cache) and checks
+#     that `modinfo -F vermagic` is for KVER.
+#  2. Builds tests/kmod/kmod_test.c as a static program.
+#  3. Boots the guest once (see guest-init.sh) and runs, with
+#     kernel.perf_event_paranoid = 3 (Debian's default):
+#     (a) kmod_test as root and as an unprivileged user (uid 65534);
+#     (b) every libcpc Check program tests/test_* and tests/example.sh
+#         (the examples) with LIBCPC_BACKEND=kmod, as root and as the
+#         unprivileged user, with CK_DEFAULT_TIMEOUT=120 (TCG is slow);
+#     (c) rmmod, insmod again, kmod_test, rmmod;
+#     (d) a check that the kernel log after the first insmod has no BUG:,
+#         WARNING:, Oops, refcount_t, general protection, KASAN or leak
+#         lines (and no lockups or call traces).
+#  4. Prints each program's output, then a summary.
+#
+# It passes only if every step passed and the guest printed its final
+# "CHECK-KMOD: ALL PASSED" marker after all of them; a guest oops, panic
+# or hang fails.  Exit status: 0 pass, 1 fail, 77 skip (a required tool
+# is missing; with CI=true that is a failure, exit 1).
+#
+# Environment: top_srcdir, top_builddir (default: this tree), CC (cc),
+# KMOD_SRC (the module sources, default $top_srcdir/kmod), KMOD_TEST_SRC
+# (default $top_srcdir/tests/kmod/kmod_test.c), KMOD_PROG_TIMEOUT (per
+# program in the guest, default 300 s), KMOD_TIMEOUT (the whole guest run,
+# default 540 s), CK_DEFAULT_TIMEOUT (120), KMOD_INSMOD_ARGS (module
+# parameters), and those of kmod-lib.sh (KVER, KMOD_CACHE_DIR, ...).
+set -uo pipefail
+umask 022
+
+# Used by kmod-lib.sh: our name, and the exit status for a missing tool
+# (automake's "skip") and for other failures.
+# shellcheck disable=SC2034
+kmod_me=check-kmod kmod_missing_status=77 kmod_fail_status=1
+# shellcheck source-path=SCRIPTDIR source=kmod-lib.sh
+. "$(dirname "$0")/kmod-lib.sh"
+
+t_start=$(date +%s)
+: "${top_srcdir:=$kmod_here/../..}"
+: "${top_builddir:=$top_srcdir}"
+top_srcdir=$(cd "$top_srcdir" && pwd) || exit 1
+top_builddir=$(cd "$top_builddir" && pwd) || exit 1
+cc=${CC:-cc}
+kmod_src=${KMOD_SRC:-$top_srcdir/kmod}
+kmod_test_src=${KMOD_TEST_SRC:-$top_srcdir/tests/kmod/kmod_test.c}
+prog_timeout=${KMOD_PROG_TIMEOUT:-300}
+total_timeout=${KMOD_TIMEOUT:-540}
+ck_timeout=${CK_DEFAULT_TIMEOUT:-120}
+: "${KMOD_CACHE_DIR:=$top_builddir/.kmod-cache}"
+export KMOD_CACHE_DIR
+
+# ------------------------------------------------------------ tools
+# shellcheck disable=SC2086 # CC may carry options
+kmod_need_tools qemu-system-x86_64 cpio gzip make ldd modinfo timeout \
+	awk sed od sha256sum tail ${cc%% *}
+kmod_need_static_busybox
+kmod_pick_kernel
+echo "check-kmod: kernel $KVER (headers $KDIR, image $KIMAGE)"
+
+# The Check programs (libtool wrappers or binaries; not the objects, logs
+# and sources next to them).
+check_progs=()
+for p in "$top_builddir"/tests/test_*; do
+	case $p in *.c | *.o | *.log | *.trs | *.h) continue ;; esac
+	if [ -f "$p" ] && [ -x "$p" ]; then check_progs+=("$p"); fi
+done
+[ ${#check_progs[@]} -gt 0 ] ||
+	kmod_missing "no Check programs in $top_builddir/tests (the check" \
+		"library is needed: install check, then make check-kmod)"
+
+# ------------------------------------------------------------ module
+[ -e "$kmod_src/Kbuild" ] || [ -e "$kmod_src/Makefile" ] ||
+	kmod_die "FAIL: no kernel module sources (Kbuild/Makefile) in $kmod_src"
+kmod_cache_init
+t0=$(date +%s)
+kmod_build_module "$kmod_src" cpc
+kmod_check_vermagic "$MODULE"
+echo "check-kmod: module $MODULE ($(($(date +%s) - t0)) s)"
+echo "check-kmod: vermagic: $kmod_vermagic"
+
+# ------------------------------------------------------------ kmod_test
+kmod_test=$top_builddir/tests/kmod/kmod_test
+kmod_test_ok=1
+if [ ! -f "$kmod_test_src" ]; then
+	echo "check-kmod: FAIL: $kmod_test_src does not exist"
+	kmod_test_ok=0
+else
+	# Always rebuilt (under a second): it must match the sources and
+	# the module's ABI header.
+	mkdir -p "$(dirname "$kmod_test")"
+	rm -f "$kmod_test"
+	# shellcheck disable=SC2086 # CC and CFLAGS may carry options
+	if ! $cc -static -O2 -g -Wall -pthread -I"$kmod_src/uapi" \
+		-I"$kmod_src" -I"$top_srcdir/include" ${KMOD_TEST_CFLAGS:-} \
+		-o "$kmod_test" "$kmod_test_src"; then
+		echo "check-kmod: FAIL: cannot build $kmod_test (static)"
+		rm -f "$kmod_test"
+		kmod_test_ok=0
+	fi
+fi
+
+kmod_kernel
+echo "check-kmod: booting $KERNEL"
+
+# ------------------------------------------------------------ the job
+work=$(mktemp -d "${TMPDIR:-/tmp}/check-kmod.XXXXXX") || exit 1
+if [ -n "${KMOD_KEEP:-}" ]; then
+	trap 'echo "check-kmod: work directory kept: $work"' EXIT
+else
+	trap 'rm -rf "$work"' EXIT
+fi
+nonce=$(kmod_nonce)
+kmod_libdirs=()
+mk=(bash "$kmod_here/mkinitramfs.sh" -o "$work/initrd.gz"
+	--add "$MODULE" /vmrun/cpc.ko
+	--add "$work/job.conf" /vmrun/job.conf
+	--add "$work/job.sh" /vmrun/job.sh
+	--mkdir "$top_builddir")
+
+# expected: "ID PART" for each step the host requires to pass, in order.
+: >"$work/expected"
+job() { echo "$*" >>"$work/job.sh"; }
+expect() { echo "$1 $2" >>"$work/expected"; }
+# run ID PART MODE [NAME=VALUE...] PROGRAM [ARGS...]
+run() {
+	local id=$1 part=$2 mode=$3
+	shift 3
+	job "vm_run $id $mode $prog_timeout $(kmod_quote "$@")"
+	expect "$id" "$part"
+}
+# shellcheck disable=SC2086 # the module parameters are words
+q_args=$(kmod_quote ${KMOD_INSMOD_ARGS:-})
+: >"$work/job.sh"
+# A failed first insmod ends the run (everything else would fail too).
+job "vm_insmod insmod /vmrun/cpc.ko $q_args|| { vm_summary CHECK-KMOD; vm_mark \"DONE \$VM_FAILS\"; poweroff -f; }"
+expect insmod c
+
+# (a) kmod_test.
+if [ "$kmod_test_ok" = 1 ]; then
+	mk+=(--file "$kmod_test")
+	run kmod_test.root a root "$kmod_test"
+	run kmod_test.user a user "$kmod_test" --user
+fi
+
+# (b) the Check programs, then the examples through tests/example.sh.
+for p in "${check_progs[@]}"; do
+	kmod_real_program "$p"
+	mk+=(--file "$kmod_prog")
+	n=$(basename "$p")
+	run "$n.root" b root CK_DEFAULT_TIMEOUT="$ck_timeout" "$kmod_prog"
+	run "$n.user" b user CK_DEFAULT_TIMEOUT="$ck_timeout" "$kmod_prog"
+done
+# example.sh finds the examples under $top_builddir/examples: give it a
+# build tree of the real binaries (libtool wrappers need bash and more).
+if [ -f "$top_srcdir/tests/example.sh" ]; then
+	n_ex=0
+	for p in "$top_builddir"/examples/*; do
+		case $(basename "$p") in *.*) continue ;; esac
+		if [ ! -f "$p" ] || [ ! -x "$p" ]; then continue; fi
+		kmod_real_program "$p"
+		mk+=(--add "$kmod_prog" "/vmrun/bt/examples/$(basename "$p")")
+		n_ex=$((n_ex + 1))
+	done
+	if [ "$n_ex" -gt 0 ]; then
+		mk+=(--file "$top_srcdir/tests/example.sh")
+		run example.root b root top_builddir=/vmrun/bt \
+			/bin/sh "$top_srcdir/tests/example.sh"
+		run example.user b user top_builddir=/vmrun/bt \
+			/bin/sh "$top_srcdir/tests/example.sh"
+	else
+		echo "check-kmod: no examples built: example.sh not run"
+	fi
+fi
+
+# (c) unload, reload, unload.
+job "vm_rmmod rmmod cpc"
+expect rmmod c
+job "vm_insmod reload /vmrun/cpc.ko $q_args"
+expect reload c
+if [ "$kmod_test_ok" = 1 ]; then
+	run kmod_test.reload a root "$kmod_test"
+fi
+job "vm_rmmod rmmod.final cpc"
+expect rmmod.final c
+
+# (d) the kernel log; then all of it for the record.
+job "vm_step klog vm_klog_check"
+expect klog d
+job "vm_step klog.dump vm_klog"
+job "vm_summary CHECK-KMOD"
+
+# The guest's libraries: every directory the wrappers named.
+libdirs=()
+for d in "${kmod_libdirs[@]}"; do
+	case " ${libdirs[*]} " in *" $d "*) ;; *) libdirs+=("$d") ;; esac
+done
+for d in "${libdirs[@]}"; do mk+=(--lib "$d"); done
+kmod_write_conf "$work/job.conf" "$nonce" "$top_builddir" \
+	"$(IFS=:; echo "${libdirs[*]}")" 3
+"${mk[@]}" || kmod_die "FAIL: cannot build the initramfs"
+
+# ------------------------------------------------------------ boot
+echo "check-kmod: guest running $(wc -l <"$work/expected") steps" \
+	"(timeout ${total_timeout} s; ${prog_timeout} s per program)"
+t_boot=$(date +%s)
+: >"$work/data.log"
+kmod_boot "$work" "$work/initrd.gz" "$total_timeout" &
+boot_pid=$!
+# Progress while the guest runs: one line per finished step.
+tail -n +1 -F --pid="$boot_pid" "$work/data.log" 2>/dev/null |
+	LC_ALL=C awk -v pfx="@@${nonce}@@ END " '
+		i = index($0, pfx) {
+			split(substr($0, i + length(pfx)), w, " ")
+			printf "check-kmod:   %-24s exit %s  %7s s %s\n", w[1], w[2], w[3], w[4]
+			fflush()
+		}'
+wait "$boot_pid"
+qrc=$?
+t_guest=$(($(date +%s) - t_boot))
+kmod_parse "$work" "$nonce"
+
+# ------------------------------------------------------------ report
+# step_ok ID: the step finished with status 0 in time (and kmod_test
+# printed its PASS line).
+step_ok() {
+	local rc note
+	rc=$(kmod_step_field "$work" "$1" 2)
+	note=$(kmod_step_field "$work" "$1" 4)
+	[ "$rc" = 0 ] && [ -z "$note" ] || return 1
+	case $1 in
+	kmod_test.*)
+		grep -q '^KMOD-TEST-RESULT: PASS' "$work/out/$1" &&
+			! grep -q '^KMOD-TEST-RESULT: FAIL' "$work/out/$1" ;;
+	esac
+}
+step_status() {
+	local rc note
+	rc=$(kmod_step_field "$work" "$1" 2)
+	note=$(kmod_step_field "$work" "$1" 4)
+	if [ -z "$rc" ]; then
+		echo "NOT RUN"
+	elif [ "$note" = UNFINISHED ]; then
+		echo "UNFINISHED"
+	elif step_ok "$1"; then
+		echo "PASS"
+	elif [ "$note" = TIMEOUT ]; then
+		echo "FAIL (timed out, exit $rc)"
+	else
+		echo "FAIL (exit $rc)"
+	fi
+}
+
+echo
+while read -r id part; do
+	echo "======== $id: $(step_status "$id")" \
+		"$(kmod_step_field "$work" "$id" 3) s"
+	[ -f "$work/out/$id" ] && cat "$work/out/$id"
+done <"$work/expected"
+echo "======== guest kernel log after the first insmod"
+cat "$work/out/klog.dump" 2>/dev/null
+[ -s "$work/qemu.log" ] && { echo "======== qemu"; cat "$work/qemu.log"; }
+
+failed=0
+crashed=0
+echo
+echo "======== check-kmod summary ($KVER)"
+if kmod_console_crash "$work"; then
+	echo "  the guest kernel CRASHED or locked up (console above)"
+	crashed=1
+	failed=1
+fi
+declare -A part_fail=([a]=0 [b]=0 [c]=0 [d]=0)
+declare -A part_n=([a]=0 [b]=0 [c]=0 [d]=0)
+[ "$kmod_test_ok" = 1 ] || part_fail[a]=1
+while read -r id part; do
+	s=$(step_status "$id")
+	part_n[$part]=$((part_n[$part] + 1))
+	case $s in
+	PASS) ;;
+	*) part_fail[$part]=$((part_fail[$part] + 1)); failed=1 ;;
+	esac
+	printf '  %-26s %s\n' "$id" "$s"
+done <"$work/expected"
+verdict() {
+	if [ "${part_fail[$1]}" = 0 ]; then
+		echo "PASS (${part_n[$1]} steps)"
+	else
+		echo "FAIL (${part_fail[$1]} of ${part_n[$1]} steps failed)"
+	fi
+}
+[ "$kmod_test_ok" = 1 ] ||
+	echo "  (a) kmod_test could not be built: $kmod_test_src"
+echo "  (a) kmod_test (root, user, after reload): $(verdict a)"
+echo "  (b) libcpc Check suites and examples:    $(verdict b)"
+echo "  (c) insmod, rmmod, reload, rmmod:        $(verdict c)"
+echo "  (d) kernel log clean after insmod:       $(verdict d)"
+if kmod_marker "$work" "RESULT CHECK-KMOD: ALL PASSED"; then
+	echo "  final marker: CHECK-KMOD: ALL PASSED"
+else
+	failed=1
+	m=$(sed -n 's/^RESULT //p' "$work/markers")
+	echo "  final marker: ${m:-none (the guest did not finish)}"
+fi
+kmod_marker "$work" "DONE 0" || failed=1
+if [ "$qrc" = 124 ]; then
+	failed=1
+	echo "  the guest HUNG: killed after $total_timeout s"
+	[ "$crashed" = 1 ] || kmod_console_tail "$work"
+elif ! grep -q '^DONE ' "$work/markers"; then
+	failed=1
+	echo "  the guest died before finishing (qemu exit status $qrc)"
+	[ "$crashed" = 1 ] || kmod_console_tail "$work"
+fi
+echo "  time: guest ${t_guest} s, total $(($(date +%s) - t_start)) s"
+if [ "$failed" = 0 ]; then
+	echo "check-kmod: PASS"
+	exit 0
+fi
+echo "check-kmod: FAIL"
+exit 1

@@ -1,0 +1,351 @@
+# shellcheck shell=bash
+# Helpers shared by vm-run and check-kmod.sh (sourced, bash): pick the
+# Debian kernel and its headers, build and cache the module, extract and
+# cache vmlinux, resolve libtool wrappers, write the guest's job files,
+# boot qemu and read the guest's markers back.
+#
+# The caller sets kmod_me (its name, for messages), kmod_missing_status
+# (the exit status for a missing tool) and kmod_fail_status (for other
+# errors) before using these; they return results in global variables
+# (KVER, KDIR, KIMAGE, KERNEL, MODULE, kmod_cache, kmod_prog, kmod_libdirs).
+#
+# Settings (environment):
+#   KVER              kernel version to use (default: the newest pair of
+#                     /usr/src/linux-headers-KVER and /boot/vmlinuz-KVER)
+#   KDIR, KIMAGE      headers directory and bzImage, overriding KVER's
+#   KMOD_CACHE_DIR    where built modules and vmlinux are cached
+#   KMOD_QEMU         the qemu binary (qemu-system-x86_64)
+#   KMOD_ACCEL        qemu accelerator (tcg; KVM is not usable on hosts
+#                     without nested virtualisation, and gives no PMU)
+#   KMOD_CPU, KMOD_SMP, KMOD_MEM   guest CPU model (max), CPUs (2), RAM (1G)
+#   KMOD_APPEND       extra kernel command-line words
+#   KMOD_BOOT_BZIMAGE=1  boot the bzImage instead of the extracted vmlinux
+#   CI=true           a missing tool is a failure, never a skip
+
+kmod_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+: "${kmod_me:=kmod}" "${kmod_missing_status:=77}" "${kmod_fail_status:=1}"
+
+kmod_note() {
+	echo "$kmod_me: $*" >&2
+}
+
+kmod_die() {
+	kmod_note "$*"
+	exit "$kmod_fail_status"
+}
+
+# kmod_missing WHAT: a required tool or file is missing: skip (exit
+# $kmod_missing_status), or fail (exit 1) under CI=true.
+kmod_missing() {
+	if [ "${CI:-}" = true ]; then
+		kmod_note "FAIL: $* (CI=true: a missing tool is a failure)"
+		exit 1
+	fi
+	if [ "$kmod_missing_status" = 77 ]; then
+		kmod_note "SKIP: $*"
+	else
+		kmod_note "$*"
+	fi
+	exit "$kmod_missing_status"
+}
+
+# kmod_need_tools TOOL...: every TOOL must be in PATH.
+kmod_need_tools() {
+	local t
+	for t; do
+		command -v "$t" >/dev/null 2>&1 ||
+			kmod_missing "$t not found (install: $(kmod_package_of "$t"))"
+	done
+}
+
+kmod_package_of() {
+	case $1 in
+	qemu-system-x86_64) echo qemu-system-x86 ;;
+	busybox) echo busybox-static ;;
+	modinfo) echo kmod ;;
+	cpio | gzip | make | python3) echo "$1" ;;
+	ldd) echo libc-bin ;;
+	cc | gcc) echo gcc ;;
+	*) echo "the package providing $1" ;;
+	esac
+}
+
+# kmod_need_static_busybox: the busybox in PATH must be static (it runs
+# in the guest without libraries).
+kmod_need_static_busybox() {
+	kmod_need_tools busybox
+	if LC_ALL=C ldd "$(command -v busybox)" >/dev/null 2>&1; then
+		kmod_missing "$(command -v busybox) is dynamically linked" \
+			"(install: busybox-static)"
+	fi
+}
+
+# kmod_pick_kernel: sets KVER, KDIR (headers) and KIMAGE (bzImage): the
+# newest version that has both, unless set.  Never `uname -r`: the host
+# kernel is not the one the guest boots.
+kmod_pick_kernel() {
+	local d k best=
+	if [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
+		for d in /usr/src/linux-headers-*; do
+			k=${d#/usr/src/linux-headers-}
+			if [ ! -f "$d/Makefile" ] || [ ! -r "/boot/vmlinuz-$k" ]; then
+				continue
+			fi
+			best=$(printf '%s\n%s\n' "$best" "$k" | sed '/^$/d' |
+				sort -V | tail -n 1)
+		done
+		[ -n "$best" ] || kmod_missing "no /usr/src/linux-headers-KVER" \
+			"with a readable /boot/vmlinuz-KVER (install:" \
+			"linux-image-amd64 linux-headers-amd64)"
+		KVER=$best
+	fi
+	if [ -z "${KVER:-}" ]; then
+		KVER=$(make -s -C "$KDIR" kernelrelease 2>/dev/null) ||
+			kmod_die "cannot get the kernel release of $KDIR"
+	fi
+	: "${KDIR:=/usr/src/linux-headers-$KVER}"
+	: "${KIMAGE:=/boot/vmlinuz-$KVER}"
+	[ -f "$KDIR/Makefile" ] || kmod_missing "no kernel headers in $KDIR"
+	[ -r "$KIMAGE" ] || kmod_missing "cannot read the kernel image $KIMAGE"
+	export KVER KDIR KIMAGE
+}
+
+# kmod_cache_init: sets and creates kmod_cache.
+kmod_cache_init() {
+	kmod_cache=${KMOD_CACHE_DIR:-${TMPDIR:-/tmp}/libcpc-kmod-cache-$(id -u)}
+	mkdir -p "$kmod_cache" || kmod_die "cannot create $kmod_cache"
+	kmod_cache=$(cd "$kmod_cache" && pwd)
+}
+
+# kmod_kernel: sets KERNEL, what qemu boots: vmlinux extracted from
+# KIMAGE (cached; boots about 5 s faster under TCG through PVH), or
+# KIMAGE itself when that is not possible.
+kmod_kernel() {
+	local key vmlinux
+	KERNEL=$KIMAGE
+	[ "${KMOD_BOOT_BZIMAGE:-0}" = 1 ] && return 0
+	if ! command -v python3 >/dev/null 2>&1; then
+		kmod_note "no python3: booting the bzImage (slower)"
+		return 0
+	fi
+	key=$(stat -L -c '%s-%Y' "$KIMAGE")
+	vmlinux=$kmod_cache/vmlinux-$KVER-$key
+	if [ ! -s "$vmlinux" ]; then
+		rm -f "$kmod_cache/vmlinux-$KVER"-*
+		if ! python3 "$kmod_here/extract-vmlinux.py" "$KIMAGE" "$vmlinux"
+		then
+			kmod_note "cannot extract vmlinux: booting the bzImage"
+			return 0
+		fi
+	fi
+	KERNEL=$vmlinux
+}
+
+# kmod_build_module SRCDIR NAME: builds NAME.ko from the sources in SRCDIR
+# against KDIR in a copy under the cache (kbuild writes its objects next
+# to the sources), unless the same sources were built for KVER before.
+# Sets MODULE to the .ko.  Dies, printing the build log, if it fails.
+kmod_build_module() {
+	local src=$1 name=$2 hash dir tmp f
+	[ -d "$src" ] || kmod_die "no module sources: $src"
+	src=$(cd "$src" && pwd)
+	# The sources: C, headers, assembler, Kbuild/Makefile, not kbuild's
+	# own outputs (*.mod.c) from an in-tree build.
+	local -a files=()
+	while IFS= read -r -d '' f; do
+		files+=("${f#./}")
+	done < <(cd "$src" && find . -type f \( -name '*.[chS]' \
+		-o -name Kbuild -o -name Makefile -o -name '*.lds' \) \
+		! -name '*.mod.c' -print0 | LC_ALL=C sort -z)
+	[ -e "$src/Kbuild" ] || [ -e "$src/Makefile" ] ||
+		kmod_die "no Kbuild or Makefile in $src"
+	# The key: the sources, KVER, and the headers' symbol versions.
+	hash=$( (cd "$src" && sha256sum -- "${files[@]}"; echo "$KVER $KDIR"
+		stat -L -c '%s %Y' "$KDIR/Module.symvers" 2>/dev/null) |
+		sha256sum | cut -c1-16)
+	dir=$kmod_cache/module-$KVER-$hash
+	MODULE=$dir/$name.ko
+	[ -s "$MODULE" ] && return 0
+	tmp=$(mktemp -d "$kmod_cache/module.tmp.XXXXXX")
+	(cd "$src" && cp --parents -- "${files[@]}" "$tmp/")
+	if ! make -C "$KDIR" M="$tmp" modules >"$tmp/build.log" 2>&1; then
+		cat "$tmp/build.log" >&2
+		rm -rf "$tmp"
+		kmod_die "the module does not build against $KDIR"
+	fi
+	if [ ! -s "$tmp/$name.ko" ]; then
+		cat "$tmp/build.log" >&2
+		rm -rf "$tmp"
+		kmod_die "the build made no $name.ko"
+	fi
+	rm -rf "$dir"
+	mv "$tmp" "$dir" || kmod_die "cannot move the build to $dir"
+	# Keep the 8 most recent builds.
+	find "$kmod_cache" -maxdepth 1 -name 'module-*' -type d -printf '%T@ %p\n' |
+		sort -rn | sed '1,8d; s/^[^ ]* //' | while IFS= read -r old; do
+			rm -rf "$old"
+		done
+}
+
+# kmod_check_vermagic KO: the module's vermagic must start with KVER.
+kmod_check_vermagic() {
+	local vm
+	vm=$(modinfo -F vermagic "$1" 2>/dev/null) ||
+		kmod_die "modinfo cannot read $1"
+	if [ "${vm%% *}" != "$KVER" ]; then
+		kmod_die "vermagic of $1 is '$vm', not for $KVER"
+	fi
+	# shellcheck disable=SC2034 # for the caller
+	kmod_vermagic=$vm
+}
+
+# kmod_real_program PATH: sets kmod_prog to the executable behind PATH
+# (the binary in .libs/ if PATH is a libtool wrapper script; PATH made
+# absolute otherwise) and appends the wrapper's library directories to
+# kmod_libdirs.
+# shellcheck disable=SC2034 # kmod_prog is for the caller
+kmod_real_program() {
+	local p=$1 dir name prog lp
+	case $p in
+	*/*) ;;
+	*) p=$(command -v -- "$p") || kmod_die "$1: command not found" ;;
+	esac
+	case $p in /*) ;; *) p=$PWD/$p ;; esac
+	if [ ! -f "$p" ] || [ ! -x "$p" ]; then
+		kmod_die "$p is not an executable file"
+	fi
+	kmod_prog=$p
+	if head -n 10 -- "$p" 2>/dev/null | grep -q 'Generated by libtool\|temporary wrapper script for'; then
+		dir=$(dirname "$p")
+		name=$(basename "$p")
+		# program='NAME' or program=lt-'NAME' (a relinked copy).
+		prog=$(sed -n "s/^[[:space:]]*program=//p" "$p" | head -n 1 | tr -d "'\"")
+		if [ -n "$prog" ] && [ -x "$dir/.libs/$prog" ]; then
+			kmod_prog=$dir/.libs/$prog
+		elif [ -x "$dir/.libs/$name" ]; then
+			kmod_prog=$dir/.libs/$name
+		else
+			kmod_die "$p is a libtool wrapper, but $dir/.libs/$name does not exist"
+		fi
+		# shellcheck disable=SC2016 # a literal $ in the pattern
+		lp=$(sed -n 's/^[[:space:]]*LD_LIBRARY_PATH="\(.*\):\$LD_LIBRARY_PATH"$/\1/p' "$p" | head -n 1)
+		if [ -n "$lp" ]; then
+			local IFS=:
+			# shellcheck disable=SC2206
+			kmod_libdirs+=($lp)
+		fi
+	fi
+}
+
+# kmod_quote WORD...: the words quoted for sh, space-separated.
+kmod_quote() {
+	local w q="'\\''"
+	for w; do
+		printf "'%s' " "${w//\'/$q}"
+	done
+}
+
+# kmod_nonce: a random marker prefix for one boot.
+kmod_nonce() {
+	od -An -tx1 -N8 /dev/urandom | tr -d ' \n'
+}
+
+# kmod_write_conf FILE NONCE CWD LIBPATH PARANOID: the guest's job.conf.
+kmod_write_conf() {
+	{
+		echo "VM_NONCE=$(kmod_quote "$2")"
+		echo "VM_CWD=$(kmod_quote "$3")"
+		echo "VM_LIBPATH=$(kmod_quote "$4")"
+		echo "VM_PARANOID=$(kmod_quote "$5")"
+	} >"$1"
+}
+
+# kmod_boot WORK INITRD TIMEOUT: boots the guest; the console goes to
+# WORK/console.log, the data channel (ttyS1) to WORK/data.log.  Returns
+# qemu's status (124: killed by the timeout, i.e. a hang).  qemu's own
+# exit status says nothing about the tests: a panicking guest reboots, and
+# -no-reboot turns that into a normal exit; only the markers count.
+kmod_boot() {
+	local work=$1 initrd=$2 tmo=$3 rc
+	case $work in *,*) kmod_die "commas in $work confuse qemu" ;; esac
+	local -a cmd=(
+		"${KMOD_QEMU:-qemu-system-x86_64}"
+		-accel "${KMOD_ACCEL:-tcg}" -cpu "${KMOD_CPU:-max}"
+		-smp "${KMOD_SMP:-2}" -m "${KMOD_MEM:-1G}"
+		-display none -nodefaults -no-reboot
+		-serial "file:$work/console.log"
+		-serial "file:$work/data.log"
+		-kernel "$KERNEL" -initrd "$initrd"
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=4 ${KMOD_APPEND:-}"
+	)
+	timeout -k 5 "$tmo" "${cmd[@]}" </dev/null >"$work/qemu.log" 2>&1
+	rc=$?
+	return "$rc"
+}
+
+# kmod_parse WORK NONCE: splits WORK/data.log into the steps' outputs.
+# Writes WORK/steps ("ID RC SECONDS [TIMEOUT]" per finished step, in
+# order; "ID - - UNFINISHED" for a step that began and never ended),
+# WORK/out/ID (each step's output) and WORK/markers (the other markers).
+# Text before a marker on the same line (output without a final newline)
+# goes to the step it belongs to.
+kmod_parse() {
+	local work=$1 nonce=$2
+	mkdir -p "$work/out"
+	: >"$work/steps"
+	: >"$work/markers"
+	[ -f "$work/data.log" ] || return 0
+	LC_ALL=C awk -v pfx="@@${nonce}@@ " -v dir="$work/out" \
+		-v steps="$work/steps" -v markers="$work/markers" '
+		function emit(s) { if (cur != "") print s > (dir "/" cur) }
+		{
+			i = index($0, pfx)
+			if (i == 0) { emit($0); next }
+			if (i > 1) emit(substr($0, 1, i - 1))
+			n = split(substr($0, i + length(pfx)), w, " ")
+			if (w[1] == "BEGIN" && n >= 2) {
+				cur = w[2]
+				printf "" > (dir "/" cur)
+			} else if (w[1] == "END" && n >= 4) {
+				if (cur != "") close(dir "/" cur)
+				print w[2], w[3], w[4], (n >= 5 ? w[5] : "") > steps
+				cur = ""
+			} else {
+				print substr($0, i + length(pfx)) > markers
+			}
+		}
+		END { if (cur != "") print cur, "-", "-", "UNFINISHED" > steps }
+	' "$work/data.log"
+}
+
+# kmod_step_field WORK ID N: field N (2 rc, 3 seconds, 4 note) of step ID,
+# empty if the step never ran.
+kmod_step_field() {
+	awk -v id="$2" -v n="$3" '$1 == id { print $n; exit }' "$1/steps"
+}
+
+# kmod_marker WORK TEXT: true if the marker TEXT was seen.
+kmod_marker() {
+	grep -qxF -- "$2" "$1/markers"
+}
+
+# kmod_console_crash WORK: prints (and returns 0 for) a kernel panic,
+# oops or BUG on the guest console, with the lines that follow.
+KMOD_CRASH_RE='Kernel panic|Oops|BUG:|kernel BUG at|general protection fault|Call Trace'
+kmod_console_crash() {
+	local log=$1/console.log
+	[ -f "$log" ] && grep -qE "$KMOD_CRASH_RE" "$log" || return 1
+	echo "---- guest console (from the first crash line) ----"
+	tr -d '\r' <"$log" |
+		awk -v re="$KMOD_CRASH_RE" 'f || $0 ~ re { f = 1; print }' |
+		head -n 80
+	echo "----"
+	return 0
+}
+
+# kmod_console_tail WORK [N]: the last N (30) console lines.
+kmod_console_tail() {
+	echo "---- guest console (last ${2:-30} lines) ----"
+	tr -d '\r' <"$1/console.log" 2>/dev/null | tail -n "${2:-30}"
+	echo "----"
+}

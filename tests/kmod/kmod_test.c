@@ -1,0 +1,1257 @@
+/*
+ * kmod_test: exercises the libcpc kernel module's device /dev/cpc (see
+ * kmod/uapi/cpc_kmod.h) inside a guest that has cpc.ko loaded.
+ *
+ *	gcc -O2 -Wall -Wextra -static -pthread -o kmod_test \
+ *	    tests/kmod/kmod_test.c
+ *	kmod_test [--user]
+ *
+ * Prints one line per check and, last, exactly "KMOD-TEST-RESULT: PASS" or
+ * "KMOD-TEST-RESULT: FAIL".  --user first drops to uid/gid 65534 (when run
+ * as root).  The parts that need root (other users, module parameters)
+ * run only as root.  Only software events are required: hardware events
+ * are checked to fail with ENOENT when the module reports no PMU.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "../../kmod/uapi/cpc_kmod.h"
+
+#define PAGE 4096
+#define PARAMS "/sys/module/cpc/parameters/"
+#define NOBODY 65534
+
+static int passed, failed;
+static int is_root;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (ok)
+		passed++;
+	else
+		failed++;
+}
+
+static pid_t gettid_(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static int open_cpc(void)
+{
+	return open(CPC_KMOD_DEVICE, O_RDWR | O_CLOEXEC);
+}
+
+/* ioctl returning 0 or the errno. */
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) == 0 ? 0 : errno;
+}
+
+static struct cpc_kreq mkreq(uint32_t kind, uint64_t config, uint32_t flags,
+			     uint64_t preset)
+{
+	struct cpc_kreq r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	r.config = config;
+	r.flags = flags;
+	r.preset = preset;
+	return r;
+}
+
+static void mkbind(struct cpc_kbind *kb, pid_t tid, uint32_t flags,
+		   unsigned n, const struct cpc_kreq *reqs)
+{
+	memset(kb, 0, sizeof(*kb));
+	kb->abi = CPC_KMOD_ABI;
+	kb->flags = flags;
+	kb->tid = tid;
+	kb->nreqs = n;
+	memcpy(kb->req, reqs, n * sizeof(reqs[0]));
+}
+
+static int bind_reqs(int fd, unsigned long cmd, pid_t tid, uint32_t flags,
+		     unsigned n, const struct cpc_kreq *reqs)
+{
+	struct cpc_kbind kb;
+
+	mkbind(&kb, tid, flags, n, reqs);
+	return xioctl(fd, cmd, &kb);
+}
+
+static int sample(int fd, unsigned long cmd, pid_t tid, struct cpc_ksample *ks)
+{
+	memset(ks, 0, sizeof(*ks));
+	ks->abi = CPC_KMOD_ABI;
+	ks->tid = tid;
+	return xioctl(fd, cmd, ks);
+}
+
+static int target(int fd, unsigned long cmd, pid_t tid)
+{
+	struct cpc_ktarget kt;
+
+	memset(&kt, 0, sizeof(kt));
+	kt.abi = CPC_KMOD_ABI;
+	kt.tid = tid;
+	return xioctl(fd, cmd, &kt);
+}
+
+#define TASK_CLOCK(fl, pre) \
+	mkreq(CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, (fl), (pre))
+#define PAGE_FAULTS(fl, pre) \
+	mkreq(CPC_KEV_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, (fl), (pre))
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Spins in user mode (reading the thread clock is a system call). */
+static void spin_ms(unsigned ms)
+{
+	uint64_t end = thread_cpu_ns() + ms * 1000000ull;
+	volatile unsigned long x = 0;
+	int i;
+
+	while (thread_cpu_ns() < end)
+		for (i = 0; i < 20000; i++)
+			x++;
+}
+
+/* Touches n fresh anonymous pages: n minor page faults in user mode. */
+static void touch_pages(size_t n)
+{
+	volatile char *p;
+	size_t i;
+
+	p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	madvise((void *)p, n * PAGE, MADV_NOHUGEPAGE);
+	for (i = 0; i < n; i++)
+		p[i * PAGE] = 1;
+	munmap((void *)p, n * PAGE);
+}
+
+static long read_param(const char *name)
+{
+	char path[256], buf[64];
+	ssize_t len;
+	int fd;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	if (buf[0] == 'Y')
+		return 1;
+	if (buf[0] == 'N')
+		return 0;
+	return strtol(buf, NULL, 10);
+}
+
+static int write_param(const char *name, const char *val)
+{
+	char path[256];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static void drop_to_nobody(void)
+{
+	if (setgroups(0, NULL) != 0 || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY)) {
+		perror("drop privileges");
+		_exit(100);
+	}
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+}
+
+/* Runs fn in a forked child; returns its exit status (or 99). */
+static int in_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return 99;
+	if (pid == 0)
+		_exit(fn(arg));
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 99;
+	return WEXITSTATUS(st);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int fd;			/* the main open file */
+
+static void test_info(void)
+{
+	struct cpc_kinfo info;
+
+	memset(&info, 0xff, sizeof(info));
+	check(xioctl(fd, CPC_KIOC_INFO, &info) == 0, "INFO succeeds");
+	check(info.abi == CPC_KMOD_ABI && info.max_reqs == CPC_KMOD_MAX_REQS,
+	      "INFO abi %u max_reqs %u", info.abi, info.max_reqs);
+	check(info.caps & CPC_KCAP_OVERFLOW, "INFO caps 0x%x has OVERFLOW",
+	      info.caps);
+	check(info.signo == 16, "INFO signo %u == 16 (SIGEMT)", info.signo);
+	check(info.reserved[0] == 0 && info.reserved[1] == 0,
+	      "INFO reserved zeroed");
+	printf("# hardware PMU: %s\n",
+	       (info.caps & CPC_KCAP_HW_PMU) ? "yes" : "no");
+}
+
+static int has_hw_pmu(void)
+{
+	struct cpc_kinfo info;
+
+	memset(&info, 0, sizeof(info));
+	ioctl(fd, CPC_KIOC_INFO, &info);
+	return !!(info.caps & CPC_KCAP_HW_PMU);
+}
+
+static void test_counting(void)
+{
+	struct cpc_kreq r[2] = {
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+		PAGE_FAULTS(CPC_KREQ_USER, 0),
+	};
+	struct cpc_ksample a, b;
+	uint64_t t0, t1, dtc, dcpu;
+	int err;
+
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	check(err == 0, "bind task-clock + page-faults (err %d)", err);
+	if (err)
+		return;
+	t0 = thread_cpu_ns();
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	spin_ms(100);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &b);
+	t1 = thread_cpu_ns();
+	dtc = b.vals[0] - a.vals[0];
+	dcpu = t1 - t0;
+	check(a.nreqs == 2 && b.nreqs == 2 && b.flags == 0 && b.abi == 1,
+	      "sample nreqs %u flags %u", b.nreqs, b.flags);
+	check(dtc > dcpu * 0.9 && dtc < dcpu * 1.1,
+	      "task-clock %llu ns within 10%% of thread CPU time %llu ns",
+	      (unsigned long long)dtc, (unsigned long long)dcpu);
+	check(b.ontime_ns >= dtc * 0.9 && b.ontime_ns > a.ontime_ns,
+	      "ontime_ns %llu grows with the thread's CPU time",
+	      (unsigned long long)b.ontime_ns);
+
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	touch_pages(300);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &b);
+	check(b.vals[1] - a.vals[1] >= 300 && b.vals[1] - a.vals[1] < 400,
+	      "page-faults +%llu for 300 fresh pages",
+	      (unsigned long long)(b.vals[1] - a.vals[1]));
+}
+
+static void test_presets(void)
+{
+	const uint64_t p0 = 1000000000000ull, p1 = UINT64_MAX - 4;
+	struct cpc_kreq r[3] = {
+		TASK_CLOCK(CPC_KREQ_USER, p0),
+		PAGE_FAULTS(CPC_KREQ_USER, p1),
+		PAGE_FAULTS(0, 777),	/* neither mode: counts nothing */
+	};
+	struct cpc_ksample s;
+	int err;
+
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
+	check(err == 0, "rebind with presets (err %d)", err);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(s.vals[0] >= p0 && s.vals[0] < p0 + 50000000,
+	      "task-clock starts at its preset (%llu)",
+	      (unsigned long long)s.vals[0]);
+	touch_pages(20);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(s.vals[1] - p1 >= 20 && s.vals[1] < 100,
+	      "page-faults preset 2^64-5 wraps mod 2^64 (%llu)",
+	      (unsigned long long)s.vals[1]);
+	check(s.vals[2] == 777, "a request with neither USER nor SYSTEM "
+	      "reads its preset (%llu)", (unsigned long long)s.vals[2]);
+}
+
+/* ---- overflow ---------------------------------------------------- */
+
+static volatile int ovf_count, ovf_code, ovf_rebind_err;
+static volatile pid_t ovf_tid;
+static void *volatile ovf_addr;
+static volatile uintptr_t ovf_rip;
+static volatile int ovf_addr_mismatch;
+static struct cpc_kbind ovf_rebind;	/* rebind from the handler if nreqs */
+
+static void emt_handler(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+
+	(void)sig;
+	ovf_count++;
+	ovf_code = si->si_code;
+	ovf_addr = si->si_addr;
+	ovf_rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	if ((uintptr_t)si->si_addr != ovf_rip)
+		ovf_addr_mismatch = 1;
+	ovf_tid = gettid_();
+	if (ovf_rebind.nreqs && ioctl(fd, CPC_KIOC_BIND, &ovf_rebind) != 0)
+		ovf_rebind_err = errno;
+}
+
+static void ovf_reset(void)
+{
+	ovf_count = 0;
+	ovf_code = 0;
+	ovf_addr = NULL;
+	ovf_rip = 0;
+	ovf_addr_mismatch = 0;
+	ovf_tid = 0;
+	ovf_rebind_err = 0;
+	memset(&ovf_rebind, 0, sizeof(ovf_rebind));
+}
+
+static void *overflow_thread(void *arg)
+{
+	struct cpc_kreq r[2] = {
+		PAGE_FAULTS(CPC_KREQ_USER | CPC_KREQ_OVF_EMT, -1000ull),
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+	};
+	struct cpc_ksample s1, s2;
+	const struct cpc_kpage *kp;
+	pid_t me = gettid_();
+	int err;
+
+	(void)arg;
+	ovf_reset();
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	check(err == 0, "bind page-faults with OVF_EMT, preset 2^64-1000 "
+	      "(err %d)", err);
+	kp = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	touch_pages(5000);
+	check(ovf_count == 1, "exactly one SIGEMT over 5000 pages (%d)",
+	      ovf_count);
+	check(ovf_code == 1, "si_code %d == EMT_CPCOVF", ovf_code);
+	check(ovf_addr != NULL && !ovf_addr_mismatch,
+	      "si_addr %p is the interrupted RIP %#lx", ovf_addr,
+	      (unsigned long)ovf_rip);
+	check(ovf_tid == me, "delivered to the binding thread (%d, %d)",
+	      ovf_tid, me);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s1);
+	check(s1.flags & CPC_KSAMPLE_FROZEN, "sample flags FROZEN (%u)",
+	      s1.flags);
+	check(s1.vals[0] < 100, "count wrapped and froze at %llu",
+	      (unsigned long long)s1.vals[0]);
+	touch_pages(500);
+	spin_ms(20);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s2);
+	check(s2.vals[0] == s1.vals[0] && s2.vals[1] == s1.vals[1],
+	      "counts stay frozen (%llu %llu)", (unsigned long long)s2.vals[0],
+	      (unsigned long long)s2.vals[1]);
+	if (kp != MAP_FAILED)
+		check(kp->flags & CPC_KSAMPLE_FROZEN, "state page FROZEN");
+
+	/* RESTART: counts read the presets again and overflow re-arms. */
+	ovf_reset();
+	err = target(fd, CPC_KIOC_RESTART, 0);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s1);
+	check(err == 0 && s1.flags == 0 && s1.vals[0] + 1000 < 5 &&
+	      s1.vals[1] < 20000000, "RESTART: counts back at the presets "
+	      "(%llu %llu)", (unsigned long long)s1.vals[0],
+	      (unsigned long long)s1.vals[1]);
+	touch_pages(1500);
+	check(ovf_count == 1 && ovf_tid == me,
+	      "one SIGEMT after RESTART (%d)", ovf_count);
+
+	/* Rebinding from the handler: about one signal per 1000 pages. */
+	ovf_reset();
+	mkbind(&ovf_rebind, 0, 0, 2, r);
+	err = xioctl(fd, CPC_KIOC_BIND, &ovf_rebind);
+	touch_pages(5000);
+	check(err == 0 && ovf_count >= 4 && ovf_count <= 6 &&
+	      !ovf_rebind_err, "rebind from the handler: %d signals over "
+	      "5000 pages (rebind err %d)", ovf_count, ovf_rebind_err);
+	memset(&ovf_rebind, 0, sizeof(ovf_rebind));
+
+	/* A timer-based event overflowing in an interrupt. */
+	ovf_reset();
+	r[0] = TASK_CLOCK(CPC_KREQ_USER | CPC_KREQ_OVF_EMT, -20000000ull);
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, r);
+	spin_ms(200);
+	check(err == 0 && ovf_count == 1 && ovf_code == 1 &&
+	      !ovf_addr_mismatch && ovf_addr && ovf_tid == me,
+	      "task-clock overflow after 20 ms: %d signal(s), si_addr %p "
+	      "== RIP", ovf_count, ovf_addr);
+
+	if (kp != MAP_FAILED)
+		munmap((void *)kp, PAGE);
+	target(fd, CPC_KIOC_RELE, 0);
+	return NULL;
+}
+
+static void test_overflow(void)
+{
+	struct sigaction sa;
+	struct cpc_kreq r = PAGE_FAULTS(CPC_KREQ_USER | CPC_KREQ_OVF_EMT,
+					-1000ull);
+	struct cpc_ksample s;
+	pthread_t t;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = emt_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSTKFLT, &sa, NULL);
+	pthread_create(&t, NULL, overflow_thread, NULL);
+	pthread_join(t, NULL);
+
+	/* An ignored SIGEMT: the counters still freeze, nothing dies. */
+	signal(SIGSTKFLT, SIG_IGN);
+	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	touch_pages(2000);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(s.flags & CPC_KSAMPLE_FROZEN, "ignored SIGEMT: still frozen");
+	sigaction(SIGSTKFLT, &sa, NULL);
+}
+
+static void test_frozen_restart(void)
+{
+	struct cpc_kreq r[2] = {
+		TASK_CLOCK(CPC_KREQ_USER, 111),
+		PAGE_FAULTS(CPC_KREQ_USER, 222),
+	};
+	struct cpc_ksample s;
+	int err;
+
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, CPC_KBIND_START_FROZEN, 2, r);
+	spin_ms(10);
+	touch_pages(50);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(err == 0 && s.vals[0] == 111 && s.vals[1] == 222 &&
+	      (s.flags & CPC_KSAMPLE_FROZEN), "START_FROZEN reads exactly "
+	      "the presets (%llu %llu flags %u)", (unsigned long long)s.vals[0],
+	      (unsigned long long)s.vals[1], s.flags);
+	err = target(fd, CPC_KIOC_RESTART, 0);
+	spin_ms(10);
+	touch_pages(50);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(err == 0 && s.flags == 0 && s.vals[0] > 111 + 5000000 &&
+	      s.vals[1] >= 222 + 50, "RESTART runs them (%llu %llu)",
+	      (unsigned long long)s.vals[0], (unsigned long long)s.vals[1]);
+	err = target(fd, CPC_KIOC_RESTART, 0);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(err == 0 && s.vals[0] < 111 + 5000000 && s.vals[1] < 222 + 5,
+	      "RESTART again: back near the presets (%llu %llu)",
+	      (unsigned long long)s.vals[0], (unsigned long long)s.vals[1]);
+}
+
+/* ---- group aggregate --------------------------------------------- */
+
+static uint64_t group_thread_faults[4];
+
+static void *group_thread(void *arg)
+{
+	struct cpc_kreq r = PAGE_FAULTS(CPC_KREQ_USER, 0);
+	struct cpc_ksample s;
+	long i = (long)arg;
+
+	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	touch_pages(500);
+	spin_ms(5);
+	if (sample(fd, CPC_KIOC_SAMPLE, 0, &s) == 0)
+		group_thread_faults[i] = s.vals[0];
+	target(fd, CPC_KIOC_RELE, 0);
+	return NULL;
+}
+
+static void test_group(void)
+{
+	struct cpc_kreq r[2] = {
+		PAGE_FAULTS(CPC_KREQ_USER, 0),
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+	};
+	struct cpc_ksample s;
+	uint64_t sum = 0;
+	pthread_t t[4];
+	long i;
+	int err;
+
+	err = bind_reqs(fd, CPC_KIOC_GROUP_OPEN, 0, 0, 2, r);
+	check(err == 0, "GROUP_OPEN (err %d)", err);
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, group_thread, (void *)i);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		sum += group_thread_faults[i];
+	}
+	err = sample(fd, CPC_KIOC_GROUP_SAMPLE, 0, &s);
+	check(err == 0 && s.nreqs == 2 && sum >= 4 * 500 && s.vals[0] >= sum,
+	      "group aggregate of 4 exited threads: %llu page faults >= sum "
+	      "%llu", (unsigned long long)s.vals[0], (unsigned long long)sum);
+	check(s.vals[1] >= 4 * 5000000ull && s.ontime_ns >= 4 * 5000000ull,
+	      "group task-clock %llu ns, ontime %llu ns (summed)",
+	      (unsigned long long)s.vals[1], (unsigned long long)s.ontime_ns);
+	err = target(fd, CPC_KIOC_GROUP_CLOSE, 0);
+	check(err == 0 && sample(fd, CPC_KIOC_GROUP_SAMPLE, 0, &s) == EINVAL,
+	      "GROUP_CLOSE, then GROUP_SAMPLE is EINVAL");
+	r[0].preset = 1;
+	check(bind_reqs(fd, CPC_KIOC_GROUP_OPEN, 0, 0, 2, r) == EINVAL,
+	      "GROUP_OPEN with a preset: EINVAL");
+	r[0].preset = 0;
+	r[0].flags |= CPC_KREQ_OVF_EMT;
+	check(bind_reqs(fd, CPC_KIOC_GROUP_OPEN, 0, 0, 2, r) == EINVAL,
+	      "GROUP_OPEN with OVF_EMT: EINVAL");
+	r[0].flags = CPC_KREQ_USER;
+	check(bind_reqs(fd, CPC_KIOC_GROUP_OPEN, 0, CPC_KBIND_START_FROZEN, 2,
+			r) == EINVAL, "GROUP_OPEN START_FROZEN: EINVAL");
+}
+
+/* ---- bad input ---------------------------------------------------- */
+
+static int bind1(uint32_t kind, uint64_t config, uint32_t flags)
+{
+	struct cpc_kreq r = mkreq(kind, config, flags, 0);
+
+	return bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+}
+
+static void test_bad_input(void)
+{
+	static const int raw_bad_bits[] = { 16, 17, 19, 20, 21, 22, 36, 63 };
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	struct cpc_kbind kb;
+	struct cpc_ksample ks;
+	struct cpc_ktarget kt;
+	void *ro;
+	unsigned i;
+	int bad;
+
+	mkbind(&kb, 0, 0, 1, &r);
+	kb.abi = 2;
+	check(xioctl(fd, CPC_KIOC_BIND, &kb) == EINVAL, "BIND abi 2: EINVAL");
+	mkbind(&kb, 0, 0, 1, &r);
+	kb.reserved[1] = 1;
+	check(xioctl(fd, CPC_KIOC_BIND, &kb) == EINVAL,
+	      "BIND reserved != 0: EINVAL");
+	mkbind(&kb, 0, 0, 1, &r);
+	kb.req[0].reserved[0] = 1;
+	check(xioctl(fd, CPC_KIOC_BIND, &kb) == EINVAL,
+	      "request reserved != 0: EINVAL");
+	mkbind(&kb, 0, 0, 1, &r);
+	kb.req[5].config = 1;
+	check(xioctl(fd, CPC_KIOC_BIND, &kb) == EINVAL,
+	      "nonzero request past nreqs: EINVAL");
+	mkbind(&kb, 0, 0, 1, &r);
+	kb.nreqs = 0;
+	check(xioctl(fd, CPC_KIOC_BIND, &kb) == EINVAL, "nreqs 0: EINVAL");
+	kb.nreqs = 17;
+	check(xioctl(fd, CPC_KIOC_BIND, &kb) == EINVAL, "nreqs 17: EINVAL");
+	mkbind(&kb, 0, 0x2, 1, &r);
+	check(xioctl(fd, CPC_KIOC_BIND, &kb) == EINVAL,
+	      "unknown bind flag: EINVAL");
+	mkbind(&kb, -1, 0, 1, &r);
+	check(xioctl(fd, CPC_KIOC_BIND, &kb) == EINVAL, "tid -1: EINVAL");
+
+	check(bind1(CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0x8) == EINVAL,
+	      "unknown request flag: EINVAL");
+	check(bind1(0, 0, CPC_KREQ_USER) == EINVAL, "kind 0: EINVAL");
+	check(bind1(5, 0, CPC_KREQ_USER) == EINVAL, "kind 5: EINVAL");
+	check(bind1(CPC_KEV_SOFTWARE, PERF_COUNT_SW_DUMMY, CPC_KREQ_USER) ==
+	      EINVAL, "software DUMMY: EINVAL");
+	check(bind1(CPC_KEV_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT,
+		    CPC_KREQ_USER) == EINVAL, "software BPF_OUTPUT: EINVAL");
+	check(bind1(CPC_KEV_SOFTWARE, 1ull << 32, CPC_KREQ_USER) == EINVAL,
+	      "software config 2^32: EINVAL");
+	bad = 0;
+	for (i = 0; i < sizeof(raw_bad_bits) / sizeof(raw_bad_bits[0]); i++)
+		if (bind1(CPC_KEV_RAW_X86, 0x3c | 1ull << raw_bad_bits[i],
+			  CPC_KREQ_USER) != EINVAL)
+			bad++;
+	check(!bad, "raw x86 with USR/OS/INT/EN/ANY/PC/high bits: EINVAL");
+	check(bind1(CPC_KEV_HARDWARE, PERF_COUNT_HW_MAX, CPC_KREQ_USER) ==
+	      EINVAL, "hardware config HW_MAX: EINVAL");
+	check(bind1(CPC_KEV_HW_CACHE, PERF_COUNT_HW_CACHE_MAX,
+		    CPC_KREQ_USER) == EINVAL, "cache id MAX: EINVAL");
+	check(bind1(CPC_KEV_HW_CACHE, PERF_COUNT_HW_CACHE_OP_MAX << 8,
+		    CPC_KREQ_USER) == EINVAL, "cache op MAX: EINVAL");
+	check(bind1(CPC_KEV_HW_CACHE, PERF_COUNT_HW_CACHE_RESULT_MAX << 16,
+		    CPC_KREQ_USER) == EINVAL, "cache result MAX: EINVAL");
+	check(bind1(CPC_KEV_HW_CACHE, 1ull << 24, CPC_KREQ_USER) == EINVAL,
+	      "cache extra bits: EINVAL");
+	if (!has_hw_pmu()) {
+		int e1 = bind1(CPC_KEV_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+			       CPC_KREQ_USER);
+		int e2 = bind1(CPC_KEV_RAW_X86, 0x3c, CPC_KREQ_USER);
+
+		check(e1 == ENOENT && e2 == ENOENT, "no PMU: hardware and raw "
+		      "events fail with ENOENT (%d %d)", e1, e2);
+	}
+
+	memset(&ks, 0, sizeof(ks));
+	ks.abi = 0;
+	check(xioctl(fd, CPC_KIOC_SAMPLE, &ks) == EINVAL,
+	      "SAMPLE abi 0: EINVAL");
+	ks.abi = CPC_KMOD_ABI;
+	ks.reserved[0] = 1;
+	check(xioctl(fd, CPC_KIOC_SAMPLE, &ks) == EINVAL,
+	      "SAMPLE reserved: EINVAL");
+	memset(&kt, 0, sizeof(kt));
+	kt.abi = CPC_KMOD_ABI;
+	kt.reserved = 1;
+	check(xioctl(fd, CPC_KIOC_RELE, &kt) == EINVAL &&
+	      xioctl(fd, CPC_KIOC_RESTART, &kt) == EINVAL &&
+	      xioctl(fd, CPC_KIOC_GROUP_CLOSE, &kt) == EINVAL,
+	      "target reserved: EINVAL");
+
+	check(xioctl(fd, _IO(CPC_KIOC_TYPE, 99), NULL) == ENOTTY,
+	      "unknown ioctl: ENOTTY");
+	check(xioctl(fd, _IOW(CPC_KIOC_TYPE, 1, int), &bad) == ENOTTY,
+	      "BIND number with a wrong size: ENOTTY");
+	check(xioctl(fd, CPC_KIOC_BIND, NULL) == EFAULT &&
+	      xioctl(fd, CPC_KIOC_SAMPLE, (void *)1) == EFAULT &&
+	      xioctl(fd, CPC_KIOC_INFO, NULL) == EFAULT &&
+	      xioctl(fd, CPC_KIOC_RELE, NULL) == EFAULT &&
+	      xioctl(fd, CPC_KIOC_GROUP_OPEN, (void *)-4096L) == EFAULT,
+	      "bad pointers: EFAULT");
+
+	/* A valid SAMPLE in read-only memory: the copy out faults. */
+	bind1(CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_KREQ_USER);
+	ro = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memset(ro, 0, sizeof(ks));
+	((struct cpc_ksample *)ro)->abi = CPC_KMOD_ABI;
+	mprotect(ro, PAGE, PROT_READ);
+	check(xioctl(fd, CPC_KIOC_SAMPLE, ro) == EFAULT,
+	      "SAMPLE into read-only memory: EFAULT");
+	munmap(ro, PAGE);
+
+	check(target(fd, CPC_KIOC_RELE, 0) == 0, "RELE");
+	check(sample(fd, CPC_KIOC_SAMPLE, 0, &ks) == EINVAL &&
+	      target(fd, CPC_KIOC_RESTART, 0) == EINVAL &&
+	      target(fd, CPC_KIOC_RELE, 0) == EINVAL,
+	      "unbound: SAMPLE, RESTART, RELE are EINVAL");
+}
+
+/* ---- targets ------------------------------------------------------ */
+
+static volatile int other_stop;
+
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!other_stop)
+		spin_ms(1);
+	return NULL;
+}
+
+static pid_t spinner_tid;
+
+static void *spinner_tid_thread(void *arg)
+{
+	spinner_tid = gettid_();
+	return spinner(arg);
+}
+
+static int child_bind_parent(void *arg)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	pid_t parent = *(pid_t *)arg;
+	struct cpc_ksample s;
+	int bad = 0;
+
+	if (bind_reqs(fd, CPC_KIOC_BIND, parent, 0, 1, &r) != 0)
+		bad |= 1;
+	spin_ms(1);
+	if (sample(fd, CPC_KIOC_SAMPLE, parent, &s) != 0)
+		bad |= 2;
+	if (target(fd, CPC_KIOC_RELE, parent) != 0)
+		bad |= 4;
+	return bad;
+}
+
+static int child_nobody_parent(void *arg)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	pid_t parent = *(pid_t *)arg;
+	struct cpc_ksample s;
+	int bad = 0;
+
+	drop_to_nobody();
+	if (bind_reqs(fd, CPC_KIOC_BIND, parent, 0, 1, &r) != EPERM)
+		bad |= 1;
+	if (sample(fd, CPC_KIOC_SAMPLE, parent, &s) != EPERM)
+		bad |= 2;
+	if (target(fd, CPC_KIOC_RELE, parent) != EPERM)
+		bad |= 4;
+	if (bind_reqs(fd, CPC_KIOC_GROUP_OPEN, parent, 0, 1, &r) != EPERM)
+		bad |= 8;
+	/* Its own thread is fine. */
+	if (bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r) != 0)
+		bad |= 16;
+	return bad;
+}
+
+static void test_targets(void)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	struct cpc_ksample s;
+	pid_t me = gettid_(), gone;
+	pthread_t t;
+	int err, st;
+
+	/* Another thread of this process, by tid. */
+	other_stop = 0;
+	spinner_tid = 0;
+	pthread_create(&t, NULL, spinner_tid_thread, NULL);
+	while (!spinner_tid)
+		usleep(1000);
+	err = bind_reqs(fd, CPC_KIOC_BIND, spinner_tid, 0, 1, &r);
+	usleep(50000);
+	check(err == 0 && sample(fd, CPC_KIOC_SAMPLE, spinner_tid, &s) == 0 &&
+	      s.vals[0] > 1000000, "bind and sample a sibling thread by tid "
+	      "(err %d, %llu ns)", err, (unsigned long long)s.vals[0]);
+	check(target(fd, CPC_KIOC_RELE, spinner_tid) == 0,
+	      "RELE a sibling thread");
+	other_stop = 1;
+	pthread_join(t, NULL);
+
+	/* A nonexistent thread. */
+	gone = fork();
+	if (gone == 0)
+		_exit(0);
+	waitpid(gone, &st, 0);
+	check(bind_reqs(fd, CPC_KIOC_BIND, gone, 0, 1, &r) == ESRCH &&
+	      sample(fd, CPC_KIOC_SAMPLE, gone, &s) == ESRCH &&
+	      target(fd, CPC_KIOC_RELE, gone) == ESRCH,
+	      "nonexistent tid %d: ESRCH", gone);
+
+	/* A child process of the same user may count its parent. */
+	st = in_child(child_bind_parent, &me);
+	check(st == 0, "same-user child binds/samples/reles the parent's "
+	      "thread (status %d)", st);
+
+	if (is_root) {
+		st = in_child(child_nobody_parent, &me);
+		check(st == 0, "uid 65534 child: EPERM on root's thread, its "
+		      "own thread works (status %d)", st);
+	}
+}
+
+/* ---- privilege: allow_system, access, max_contexts ----------------- */
+
+static int child_system(void *arg)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER | CPC_KREQ_SYSTEM, 0);
+	int want = *(int *)arg, f, err;
+
+	drop_to_nobody();
+	f = open_cpc();
+	if (f < 0)
+		return 10;
+	err = bind_reqs(f, CPC_KIOC_BIND, 0, 0, 1, &r);
+	close(f);
+	return err == want ? 0 : 1;
+}
+
+static int child_open(void *arg)
+{
+	gid_t gid = *(gid_t *)arg;
+	int f;
+
+	if (gid && setgroups(1, &gid) != 0)
+		return 20;
+	if (setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return 21;
+	f = open_cpc();
+	if (f < 0)
+		return errno == EACCES ? 2 : 3;
+	close(f);
+	return 0;
+}
+
+static void test_privileges(void)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER | CPC_KREQ_SYSTEM, 0);
+	struct cpc_kreq q;
+	int want, st, err, f;
+	char buf[32];
+
+	if (!is_root) {
+		long allow = read_param("allow_system");
+
+		if (allow == 0)
+			check(bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r) ==
+			      EACCES, "unprivileged SYSTEM counting with "
+			      "allow_system=0: EACCES");
+		return;
+	}
+
+	check(bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r) == 0,
+	      "root may count SYSTEM mode");
+	want = EACCES;
+	st = in_child(child_system, &want);
+	check(st == 0, "uid 65534, allow_system=0: SYSTEM is EACCES (%d)", st);
+	if (write_param("allow_system", "1") == 0) {
+		want = 0;
+		st = in_child(child_system, &want);
+		check(st == 0, "uid 65534, allow_system=1: SYSTEM allowed "
+		      "(%d)", st);
+		write_param("allow_system", "0");
+	}
+
+	if (write_param("access", "2") == 0) {
+		gid_t g = 0;
+
+		f = open_cpc();
+
+		st = in_child(child_open, &g);
+		check(st == 2 && f >= 0, "access=2: uid 65534 open is EACCES, "
+		      "root's works (%d)", st);
+		if (f >= 0)
+			close(f);
+		write_param("access_gid", "4242");
+		write_param("access", "1");
+		st = in_child(child_open, &g);
+		check(st == 2, "access=1: uid 65534 outside the group: EACCES "
+		      "(%d)", st);
+		g = 4242;
+		st = in_child(child_open, &g);
+		check(st == 0, "access=1: uid 65534 in group 4242 opens (%d)",
+		      st);
+		write_param("access", "0");
+		write_param("access_gid", "0");
+	}
+
+	/* max_contexts: EAGAIN past it. */
+	q = TASK_CLOCK(CPC_KREQ_USER, 0);
+	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &q);	/* reaps */
+	snprintf(buf, sizeof(buf), "%ld", read_param("contexts_in_use") + 1);
+	write_param("max_contexts", buf);
+	err = bind_reqs(fd, CPC_KIOC_GROUP_OPEN, 0, 0, 1, &q);
+	check(err == 0, "max_contexts = in use + 1: one more fits (%d)", err);
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &q);
+	check(err == 0, "rebinding does not count again (%d)", err);
+	f = open_cpc();
+	err = bind_reqs(f, CPC_KIOC_BIND, 0, 0, 1, &q);
+	check(err == EAGAIN, "past max_contexts (another file of the same "
+	      "user): EAGAIN (%d)", err);
+	err = target(fd, CPC_KIOC_GROUP_CLOSE, 0);
+	err = err ? err : bind_reqs(f, CPC_KIOC_BIND, 0, 0, 1, &q);
+	check(err == 0, "after GROUP_CLOSE it fits (%d)", err);
+	close(f);
+	write_param("max_contexts", "1024");
+}
+
+/* ---- thread churn, mmap, reopen, fork ------------------------------ */
+
+static volatile int churn_errors;
+
+static void *churn_thread(void *arg)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+
+	(void)arg;
+	if (bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r) != 0)
+		churn_errors++;
+	return NULL;
+}
+
+static void test_churn(void)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	long before, after;
+	pthread_t t;
+	int i;
+
+	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	before = read_param("contexts_in_use");
+	for (i = 0; i < 1000; i++) {
+		if (pthread_create(&t, NULL, churn_thread, NULL) != 0) {
+			churn_errors++;
+			break;
+		}
+		pthread_join(t, NULL);
+	}
+	usleep(100000);
+	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);	/* reaps */
+	after = read_param("contexts_in_use");
+	check(churn_errors == 0 && before > 0 && after == before,
+	      "1000 thread create/bind/exit cycles: contexts_in_use %ld -> "
+	      "%ld, %d errors", before, after, churn_errors);
+}
+
+static void test_mmap(void)
+{
+	struct cpc_kreq r[2] = {
+		TASK_CLOCK(CPC_KREQ_USER, 5),
+		PAGE_FAULTS(CPC_KREQ_USER, 7),
+	};
+	const volatile struct cpc_kpage *kp;
+	struct cpc_ksample s;
+	uint32_t seq0, seq1;
+	uint64_t upd0;
+	void *p;
+	int err, same;
+
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	kp = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	check(err == 0 && kp != MAP_FAILED, "mmap the state page");
+	if (kp == MAP_FAILED)
+		return;
+	seq0 = kp->seq;
+	upd0 = kp->updates;
+	check(seq0 % 2 == 0 && kp->nreqs == 2 && kp->vals[0] == 5 &&
+	      kp->vals[1] == 7 && kp->index[0] == 0 && upd0 >= 1,
+	      "page after bind: seq %u nreqs %u vals %llu %llu updates %llu",
+	      seq0, kp->nreqs, (unsigned long long)kp->vals[0],
+	      (unsigned long long)kp->vals[1], (unsigned long long)upd0);
+	spin_ms(5);
+	touch_pages(10);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	seq1 = kp->seq;
+	same = kp->vals[0] == s.vals[0] && kp->vals[1] == s.vals[1] &&
+	       kp->ontime_ns == s.ontime_ns;
+	check(seq1 == seq0 + 2 && kp->updates == upd0 + 1 && same &&
+	      kp->flags == 0, "page after SAMPLE: seq %u, vals equal the "
+	      "sample's (%llu %llu)", seq1, (unsigned long long)kp->vals[0],
+	      (unsigned long long)kp->vals[1]);
+	check(mprotect((void *)kp, PAGE, PROT_READ | PROT_WRITE) != 0 &&
+	      errno == EACCES, "mprotect PROT_WRITE refused");
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	check(p == MAP_FAILED && errno == EPERM, "mmap PROT_WRITE: EPERM");
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, PAGE);
+	check(p == MAP_FAILED && errno == EINVAL, "mmap offset 4096: EINVAL");
+	p = mmap(NULL, 2 * PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	check(p == MAP_FAILED && errno == EINVAL, "mmap 2 pages: EINVAL");
+	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	check(p == MAP_FAILED && errno == EINVAL, "mmap MAP_PRIVATE: EINVAL");
+	target(fd, CPC_KIOC_RELE, 0);
+	check(kp->nreqs == 0, "page after RELE: nreqs 0");
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	check(p == MAP_FAILED && errno == EINVAL, "mmap when unbound: EINVAL");
+	munmap((void *)kp, PAGE);
+}
+
+static int child_fork(void *arg)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	struct cpc_ksample s;
+
+	(void)arg;
+	/* The child's thread is not bound: nothing is inherited. */
+	if (sample(fd, CPC_KIOC_SAMPLE, 0, &s) != EINVAL)
+		return 1;
+	if (bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r) != 0)
+		return 2;
+	spin_ms(5);
+	if (sample(fd, CPC_KIOC_SAMPLE, 0, &s) != 0 || s.vals[0] < 1000000)
+		return 3;
+	return 0;		/* exits bound: the parent's file reaps it */
+}
+
+static void test_fork_reopen(long base)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	struct cpc_ksample s;
+	long n;
+	int st, err;
+
+	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	st = in_child(child_fork, NULL);
+	err = sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(st == 0 && err == 0, "fork: the child shares the file, binds "
+	      "its own thread; the parent's binding stays (%d %d)", st, err);
+
+	close(fd);
+	n = read_param("contexts_in_use");
+	check(n == base, "close frees every context (%ld, was %ld)", n, base);
+	fd = open_cpc();
+	check(fd >= 0, "reopen /dev/cpc");
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	check(err == 0 && sample(fd, CPC_KIOC_SAMPLE, 0, &s) == 0,
+	      "bind and sample after reopening (%d)", err);
+}
+
+/* ---- lifetime stress: kill, exec and close with overflows pending ---- */
+
+static volatile int stress_fd = -1;
+static volatile int stress_stop;
+
+/* Overflow every event; the handler restarts (and so re-arms) at once. */
+static void restart_handler(int sig, siginfo_t *si, void *uc)
+{
+	struct cpc_ktarget kt;
+
+	(void)sig, (void)si, (void)uc;
+	memset(&kt, 0, sizeof(kt));
+	kt.abi = CPC_KMOD_ABI;
+	ioctl(stress_fd, CPC_KIOC_RESTART, &kt);
+}
+
+static void install_restart_handler(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = restart_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGSTKFLT, &sa, NULL);
+}
+
+static int bind_storm(int f, pid_t tid)
+{
+	uint32_t sys = is_root ? CPC_KREQ_SYSTEM : 0;
+	struct cpc_kreq r[3] = {
+		PAGE_FAULTS(CPC_KREQ_USER | sys | CPC_KREQ_OVF_EMT, -1ull),
+		TASK_CLOCK(CPC_KREQ_USER | CPC_KREQ_OVF_EMT, -50000ull),
+		mkreq(CPC_KEV_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES,
+		      CPC_KREQ_USER | sys, 0),
+	};
+
+	return bind_reqs(f, CPC_KIOC_BIND, tid, 0, 3, r);
+}
+
+static void *storm_thread(void *arg)
+{
+	(void)arg;
+	bind_storm(stress_fd, 0);
+	while (!stress_stop)
+		touch_pages(16);
+	return NULL;
+}
+
+static void early_overflow(int sig)
+{
+	(void)sig;
+	_exit(4);
+}
+
+/* The tids of up to three threads other than the calling one. */
+static void storm_tids(pid_t *tids)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && n < 3 && (de = readdir(d)) != NULL) {
+		pid_t tid = atoi(de->d_name);
+
+		if (tid > 0 && tid != gettid_())
+			tids[n++] = tid;
+	}
+	if (d)
+		closedir(d);
+}
+
+static void test_stress(const char *self)
+{
+	long before, after;
+	int i, st, bad, f;
+	pthread_t t[3];
+	pid_t pid, tids[3];
+
+	install_restart_handler();
+	stress_fd = fd;
+	target(fd, CPC_KIOC_RELE, 0);
+	before = read_param("contexts_in_use");
+
+	/* SIGKILL while overflow work may be pending. */
+	bad = 0;
+	for (i = 0; i < 20; i++) {
+		pid = fork();
+		if (pid == 0) {
+			bind_storm(fd, 0);
+			for (;;)
+				touch_pages(16);
+		}
+		usleep(2000 + (i % 7) * 3000);
+		kill(pid, SIGKILL);
+		if (waitpid(pid, &st, 0) != pid || !WIFSIGNALED(st) ||
+		    WTERMSIG(st) != SIGKILL)
+			bad++;
+	}
+	check(!bad, "20 children killed amid overflows (%d bad)", bad);
+
+	/*
+	 * exec with armed counters that overflow only in the new program
+	 * (its start-up faults pages, it spins 100 ms): it must get no
+	 * SIGEMT, whose default action would kill it.  An overflow before
+	 * the exec exits 4 (inconclusive, reported).
+	 */
+	bad = 0;
+	for (i = 0; i < 3; i++) {
+		pid = fork();
+		if (pid == 0) {
+			struct cpc_kreq r[2] = {
+				PAGE_FAULTS(CPC_KREQ_USER | CPC_KREQ_OVF_EMT,
+					    -(20ull + 40 * i)),
+				TASK_CLOCK(CPC_KREQ_USER | CPC_KREQ_OVF_EMT,
+					   -30000000ull),
+			};
+			struct sigaction sa;
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = early_overflow;
+			sigaction(SIGSTKFLT, &sa, NULL);
+			if (bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r) != 0)
+				_exit(5);
+			execl(self, self, "--spin", "100", (char *)NULL);
+			_exit(3);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    (WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 4)) {
+			printf("# exec child %d: status %#x\n", i, st);
+			bad++;
+		} else if (WEXITSTATUS(st) == 4) {
+			printf("# exec child %d overflowed before exec\n", i);
+		}
+	}
+	check(!bad, "exec with armed counters: no SIGEMT to the new program "
+	      "(%d bad)", bad);
+
+	/* Rebind, release and close from another thread amid overflows. */
+	f = open_cpc();
+	stress_fd = f;
+	stress_stop = 0;
+	for (i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, storm_thread, NULL);
+	usleep(20000);
+	bad = 0;
+	memset(tids, 0, sizeof(tids));
+	storm_tids(tids);
+	for (i = 0; i < 30; i++) {
+		pid_t tid = tids[i % 3];
+		int e;
+
+		if (!tid)
+			continue;
+		e = bind_storm(f, tid);
+		if (e && e != EPERM)
+			bad++;
+		usleep(1000);
+		e = target(f, CPC_KIOC_RELE, tid);
+		if (e && e != EINVAL)
+			bad++;
+		e = bind_storm(f, tid);
+		if (e)
+			bad++;
+	}
+	close(f);		/* the threads keep overflowing meanwhile */
+	usleep(20000);
+	stress_stop = 1;
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	check(!bad, "rebind/RELE of overflowing threads, then close (%d bad)",
+	      bad);
+
+	stress_fd = fd;
+	usleep(50000);
+	bind1(CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_KREQ_USER);
+	target(fd, CPC_KIOC_RELE, 0);	/* reaps the killed children */
+	after = read_param("contexts_in_use");
+	check(after == before, "no contexts leaked (%ld -> %ld)", before,
+	      after);
+
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = emt_handler;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGSTKFLT, &sa, NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int user = argc > 1 && strcmp(argv[1], "--user") == 0;
+	long base;
+
+	if (argc > 2 && strcmp(argv[1], "--spin") == 0) {
+		spin_ms(atoi(argv[2]));	/* the exec target of test_stress */
+		return 0;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (user && geteuid() == 0)
+		drop_to_nobody();
+	is_root = geteuid() == 0;
+	printf("# kmod_test as uid %d%s\n", (int)geteuid(),
+	       user ? " (--user)" : "");
+
+	fd = open_cpc();
+	check(fd >= 0, "open " CPC_KMOD_DEVICE " (%s)",
+	      fd < 0 ? strerror(errno) : "ok");
+	if (fd < 0)
+		goto out;
+	base = read_param("contexts_in_use");
+
+	test_info();
+	test_counting();
+	test_presets();
+	test_overflow();
+	test_frozen_restart();
+	test_group();
+	test_bad_input();
+	test_targets();
+	test_privileges();
+	test_churn();
+	test_mmap();
+	test_stress(argv[0]);
+	test_fork_reopen(base);
+	close(fd);
+out:
+	printf("kmod_test: %d passed, %d failed\n", passed, failed);
+	printf("KMOD-TEST-RESULT: %s\n", failed || !passed ? "FAIL" : "PASS");
+	return failed ? 1 : 0;
+}
