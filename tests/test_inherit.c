@@ -76,7 +76,7 @@ START_TEST(each_lwp_counts_itself_from_zero)
 	cpc_event_t a;
 
 	bind_spec("pic0=task-clock,pic1=page-faults", CPC_BIND_LWP_INHERIT);
-	burn_cpu_ns(100000000);	/* the parent's counts must not leak */
+	burn_cpu_ns(200000000);	/* the parent's counts must not leak */
 	touch_fresh_pages(3000);
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < 4; i++) {
@@ -88,8 +88,12 @@ START_TEST(each_lwp_counts_itself_from_zero)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < 4; i++) {
 		ck_assert_msg(w[i].bound_at_start, "thread %d has no context", i);
-		/* Counting started at zero in the new LWP. */
-		ck_assert_uint_lt(w[i].first.ce_pic[0], 30000000);
+		/*
+		 * Counting started at zero in the new LWP: far below the
+		 * parent's 200 ms (emulated guests under load count steal
+		 * time too, so the bound is generous), and exact for faults.
+		 */
+		ck_assert_uint_lt(w[i].first.ce_pic[0], 100000000);
 		ck_assert_uint_lt(w[i].first.ce_pic[1], 200);
 		uint64_t busy = w[i].last.ce_pic[0] - w[i].first.ce_pic[0];
 		ck_assert_msg(busy > w[i].cpu_ns * 0.9 && busy < w[i].cpu_ns * 1.1,
@@ -103,7 +107,7 @@ START_TEST(each_lwp_counts_itself_from_zero)
 	}
 	/* The parent still has its own context. */
 	ck_assert_int_eq(cpc_take_sample(&a), 0);
-	ck_assert_uint_ge(a.ce_pic[0], 100000000);
+	ck_assert_uint_ge(a.ce_pic[0], 200000000);
 	ck_assert_uint_ge(a.ce_pic[1], 3000);
 }
 END_TEST
