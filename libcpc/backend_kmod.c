@@ -134,7 +134,9 @@ static int sample_ioctl(unsigned long cmd, uint64_t *vals, unsigned n,
 	memset(&ks, 0, sizeof(ks));
 	ks.abi = CPC_KMOD_ABI;
 	if (ioctl(kmod_fd, cmd, &ks) != 0)
-		return -errno;
+		/* EIO: a pinned counter could not be scheduled, the context
+		 * is lost (EAGAIN to the caller, as on Solaris). */
+		return errno == EIO ? -EAGAIN : -errno;
 	if (n > ks.nreqs)
 		return -EINVAL;
 	memcpy(vals, ks.vals, n * sizeof(vals[0]));
