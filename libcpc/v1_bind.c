@@ -13,6 +13,7 @@
 #include "lwpctx.h"
 #include "ovf_signal.h"
 #include "pes.h"
+#include "v1.h"
 #include "platform_events.h"
 
 #define FN_BIND "bind_event"
@@ -123,7 +124,7 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 }
 
 /* Checks an event and its flags, and builds the request set. */
-static int build_set(const cpc_event_t *ev, int flags,
+int cpc_v1_build_set(const cpc_event_t *ev, int flags,
     struct cpc_reqset *set)
 {
 	int family = cpc_platform_family(ev->ce_cpuver);
@@ -194,7 +195,7 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 		cpc_report(FN_BIND, "invalid flags 0x%x\n", (unsigned)flags);
 		return bind_failed(EINVAL);
 	}
-	int err = build_set(ev, flags, &set);
+	int err = cpc_v1_build_set(ev, flags, &set);
 	if (err != 0)
 		return bind_failed(err);
 	if (flags & CPC_BIND_EMT_OVF) {

@@ -81,8 +81,8 @@ static int build_set(const cpc_event_t *ev, struct cpc_reqset *set,
 		return EINVAL;
 	}
 	if (family == CPC_FAMILY_P5) {
-		cpc_report(fn,
-		    "Pentium (P5) events cannot be counted on this processor\n");
+		cpc_report(fn, "Pentium (P5) events cannot be counted on this "
+			       "processor\n");
 		return EINVAL;
 	}
 	memset(set, 0, sizeof(*set));
@@ -160,8 +160,12 @@ int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
 	pid_t tid;
 	int bad;
 
-	if (event == NULL)
-		return cpc_pctx_rele(pctx, lwpid);
+	/* Like cpc_bind_event, a failed bind leaves the LWP unbound. */
+	(void)cpc_pctx_rele(pctx, lwpid);
+	if (event == NULL) {
+		errno = saved;
+		return 0;
+	}
 	if (flags & CPC_BIND_EMT_OVF) {
 		cpc_report(fn, "overflow interrupts are not available for "
 		    "process contexts\n");

@@ -1,48 +1,201 @@
 /*
- * The version 1 system-wide interfaces (cpc_shared_*).  Not provided by
- * this version yet: each fails cleanly with ENOTSUP and says so through
- * the error function.
+ * The version 1 system-wide interfaces: cpc_shared_open, _bind_event,
+ * _take_sample, _rele and _close.  As on Solaris, the caller binds itself
+ * to one processor first (processor_bind, here sched_setaffinity) and
+ * counts everything that runs there, with per-CPU perf events; that needs
+ * CAP_PERFMON or perf_event_paranoid <= 0.  The descriptor returned names
+ * the shared context; unlike Solaris, opening it does not invalidate the
+ * per-LWP contexts of other processes.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "libcpc.h"
+#include "backend.h"
+#include "cpuinfo.h"
 #include "error.h"
+#include "v1.h"
 
-static int unsupported(const char *fn, const char *what)
+#define SHARED_MAX 64
+
+struct shared {
+	int fd;			/* -1: free slot */
+	int bound;
+	cpc_event_t ev;
+	uint64_t tsc_at_bind;
+	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
+};
+
+static struct shared shared[SHARED_MAX] = { [0 ... SHARED_MAX - 1] = {
+	.fd = -1 } };
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int fail(int err)
 {
-	cpc_report(fn, "%s are not supported by this version of libcpc\n",
-	    what);
-	errno = ENOTSUP;
+	errno = err;
 	return -1;
 }
 
-#define SHARED "system-wide (per-CPU) counters"
+static struct shared *lookup(int fd)
+{
+	if (fd < 0)
+		return NULL;
+	for (int i = 0; i < SHARED_MAX; i++)
+		if (shared[i].fd == fd)
+			return &shared[i];
+	return NULL;
+}
+
+/* May this process count on a whole processor? */
+static int cpu_counting_allowed(void)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	int cpu = sched_getcpu();
+	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu < 0 ? 0 : cpu,
+	    -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
 
 int cpc_shared_open(void)
 {
-	return unsupported("shared_open", SHARED);
+	int rc = cpu_counting_allowed();
+	if (rc != 0) {
+		if (rc == -EACCES || rc == -EPERM) {
+			cpc_report("shared_open", "counting on a processor needs "
+			    "CAP_PERFMON or perf_event_paranoid <= 0\n");
+			return fail(EACCES);
+		}
+		return fail(-rc);
+	}
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	pthread_mutex_lock(&shared_lock);
+	struct shared *s = NULL;
+	for (int i = 0; i < SHARED_MAX && s == NULL; i++)
+		if (shared[i].fd < 0)
+			s = &shared[i];
+	if (s != NULL) {
+		memset(s, 0, sizeof(*s));
+		s->fd = fd;
+	}
+	pthread_mutex_unlock(&shared_lock);
+	if (s == NULL) {
+		close(fd);
+		return fail(EAGAIN);
+	}
+	return fd;
 }
 
-void cpc_shared_close(int fd)
+/* The one processor the calling thread is bound to, or -1. */
+static int bound_processor(void)
 {
-	(void)fd;
-	errno = EBADF;
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0 ||
+	    CPU_COUNT(&set) != 1)
+		return -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return -1;
+}
+
+static void release(struct shared *s)
+{
+	if (s->bound) {
+		cpc_perf_backend.release(s->priv);
+		s->bound = 0;
+	}
 }
 
 int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 {
-	(void)fd, (void)event, (void)flags;
-	return unsupported("shared_bind_event", SHARED);
+	struct cpc_reqset set;
+	int bad;
+	struct shared *s = lookup(fd);
+
+	if (s == NULL)
+		return fail(EINVAL);
+	if (event == NULL) {
+		release(s);
+		return 0;
+	}
+	if (flags != 0)
+		return fail(EINVAL);
+	int cpu = bound_processor();
+	if (cpu < 0) {
+		cpc_report("shared_bind_event", "the caller must first be bound "
+		    "to one processor (processor_bind, sched_setaffinity)\n");
+		return fail(EINVAL);
+	}
+	int err = cpc_v1_build_set(event, 0, &set);
+	if (err != 0)
+		return fail(err);
+	release(s);
+	(void)cpc_tsc_khz();
+	int rc = cpc_perf_cpu_open(s->priv, &set, cpu, &bad);
+	if (rc != 0) {
+		if (rc == -ENOENT || rc == -EOPNOTSUPP) {
+			cpc_report("shared_bind_event", "pic%d: event cannot be "
+			    "counted on this system\n", bad < 0 ? 0 : bad);
+			return fail(EINVAL);
+		}
+		return fail(-rc == EPERM ? EACCES : -rc);
+	}
+	s->ev = *event;
+	s->tsc_at_bind = cpc_rdtsc();
+	s->bound = 1;
+	return 0;
 }
 
 int cpc_shared_take_sample(int fd, cpc_event_t *event)
 {
-	(void)fd, (void)event;
-	return unsupported("shared_take_sample", SHARED);
+	uint64_t vals[2], ns;
+	struct shared *s = lookup(fd);
+
+	if (s == NULL || event == NULL || !s->bound)
+		return fail(EINVAL);
+	int rc = cpc_perf_backend.sample(s->priv, vals, 2, &ns);
+	if (rc != 0)
+		return fail(-rc);
+	event->ce_cpuver = s->ev.ce_cpuver;
+	event->ce_hrt = gethrtime();
+	event->ce_tsc = cpc_rdtsc() - s->tsc_at_bind;
+	event->ce_pic[0] = vals[0];
+	event->ce_pic[1] = vals[1];
+	return 0;
 }
 
 int cpc_shared_rele(int fd)
 {
-	(void)fd;
-	return unsupported("shared_rele", SHARED);
+	struct shared *s = lookup(fd);
+	if (s == NULL)
+		return fail(EINVAL);
+	release(s);
+	return 0;
+}
+
+void cpc_shared_close(int fd)
+{
+	pthread_mutex_lock(&shared_lock);
+	struct shared *s = lookup(fd);
+	if (s != NULL) {
+		release(s);
+		s->fd = -1;
+		close(fd);
+	}
+	pthread_mutex_unlock(&shared_lock);
 }

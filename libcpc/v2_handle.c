@@ -183,8 +183,9 @@ int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
 
 void cpc_terminate(cpc_t *cpc)
 {
-	/* Process contexts (libpctx) are the only thing to end; none here. */
-	(void)cpc;
+	/* Ends the pctx_run of every process context a set is bound in. */
+	if (cpc != NULL)
+		v2_pctx_terminate(cpc);
 }
 
 int v2_owns_set(cpc_t *cpc, const cpc_set_t *set)

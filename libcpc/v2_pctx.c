@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "backend.h"
@@ -68,8 +69,9 @@ static void remember(cpc_t *cpc, pctx_t *pctx)
 		    atomic_load(&links[i].pctx) == pctx)
 			return;
 	for (int i = 0; i < MAX_LINKS; i++) {
-		cpc_t *expect = NULL;
-		if (atomic_compare_exchange_strong(&links[i].cpc, &expect, cpc)) {
+		cpc_t *free_slot = NULL;
+		if (atomic_compare_exchange_strong(&links[i].cpc, &free_slot,
+			cpc)) {
 			atomic_store(&links[i].pctx, pctx);
 			return;
 		}
@@ -118,6 +120,19 @@ static int fail(int err)
 	return -1;
 }
 
+/* Names the request that cannot be counted here. */
+static void explain(cpc_t *cpc, const cpc_set_t *set, int bad)
+{
+	char msg[CPC_MAX_EVENT_LEN + 96];
+	for (const struct v2_req *r = set->reqs; r != NULL; r = r->next)
+		if (r->index == bad) {
+			snprintf(msg, sizeof(msg), "event '%s' cannot be "
+			    "counted on this system (no hardware PMU or no "
+			    "such event)", r->event);
+			v2_note(cpc, FN_PCTX, msg);
+		}
+}
+
 int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
     uint_t flags)
 {
@@ -161,7 +176,8 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 		case EACCES:
 		case EPERM:
 			v2_note(cpc, FN_PCTX, "not permitted to count in that "
-			    "process (see /proc/sys/kernel/perf_event_paranoid)");
+					      "process (see /proc/sys/kernel/"
+					      "perf_event_paranoid)");
 			return fail(EACCES);
 		case ESRCH:
 			return fail(ESRCH);
@@ -169,6 +185,7 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 		case EOPNOTSUPP:
 		case EBUSY:
 			v2_report(cpc, FN_PCTX, CPC_RESOURCE_UNAVAIL);
+			explain(cpc, set, bad);
 			return fail(EINVAL);
 		default:
 			return fail(-rc);

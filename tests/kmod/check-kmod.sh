@@ -148,12 +148,22 @@ if [ "$kmod_test_ok" = 1 ]; then
 fi
 
 # (b) the Check programs, then the examples through tests/example.sh.
+# Programs the Check programs start (found through $top_builddir) go in
+# at their host paths.
+for p in "$top_builddir"/tests/pctx_target; do
+	if [ -f "$p" ] && [ -x "$p" ]; then
+		kmod_real_program "$p"
+		mk+=(--file "$kmod_prog")
+	fi
+done
 for p in "${check_progs[@]}"; do
 	kmod_real_program "$p"
 	mk+=(--file "$kmod_prog")
 	n=$(basename "$p")
-	run "$n.root" b root CK_DEFAULT_TIMEOUT="$ck_timeout" "$kmod_prog"
-	run "$n.user" b user CK_DEFAULT_TIMEOUT="$ck_timeout" "$kmod_prog"
+	run "$n.root" b root CK_DEFAULT_TIMEOUT="$ck_timeout" \
+		top_builddir="$top_builddir" "$kmod_prog"
+	run "$n.user" b user CK_DEFAULT_TIMEOUT="$ck_timeout" \
+		top_builddir="$top_builddir" "$kmod_prog"
 done
 # example.sh finds the examples under $top_builddir/examples: give it a
 # build tree of the real binaries (libtool wrappers need bash and more).

@@ -1,0 +1,480 @@
+/*
+ * cpustat: system-wide CPU performance counter statistics, per processor,
+ * through cpc_bind_cpu (which needs CAP_PERFMON, or root, or
+ * perf_event_paranoid <= 0).
+ *
+ * One thread per processor the caller may run on binds its own sets to
+ * that processor, samples every interval and prints a line.  With one set
+ * each line shows the counts since the previous line; with several the
+ * sets take turns, one per interval, and each line shows the counts of
+ * the set just measured.  At the end, one total line per set.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+
+#include "cmdutil.h"
+#include "strtoset.h"
+
+static struct {
+	int notitle;
+	int tsc;
+	int soak;
+	int csv;
+	char timestamp;		/* 'u', 'd' or 0 */
+	double period;		/* seconds, 0: none */
+	int64_t interval_ms;
+	long count;		/* samples per CPU, -1: unlimited */
+} opts = { .interval_ms = 5000, .count = -1 };
+
+struct cpu_thread {
+	pthread_t thread;
+	int cpu;
+	int failed;
+	cpc_buf_t **total;	/* per set */
+	int *hasdata;
+};
+
+static cpc_t *cpc;
+static struct cmd_setgrp grp;
+static hrtime_t start;
+static struct timespec start_mono;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static volatile int *soaking;	/* per CPU: a system-only set is measured */
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "Usage:\n"
+		    "\t%s [-c events] [-p period] [-nstD] [-T d|u] "
+		    "[interval [count]]\n\n"
+		    "\t-c events specify processor events to be monitored\n"
+		    "\t-n\t  suppress titles\n"
+		    "\t-p period cycle through event list periodically\n"
+		    "\t-s\t  run user soaker thread for system-only events\n"
+		    "\t-t\t  include %s register\n"
+		    "\t-T d|u\t  print a timestamp (date(1) format, or "
+		    "seconds)\n"
+		    "\t-D\t  enable debug mode\n"
+		    "\t-O csv\t  comma-separated values (Linux)\n"
+		    "\t-h\t  print extended usage information\n\n"
+		    "\tUse cputrack(1) to monitor per-process statistics.\n",
+	    cmd_prog, CPC_TICKREG_NAME);
+}
+
+static void usage_error(void)
+{
+	usage(stderr);
+	exit(2);
+}
+
+static void emit(struct cmd_line *l)
+{
+	pthread_mutex_lock(&out_lock);
+	const char *p = l->buf;
+	size_t n = l->len;
+	while (n > 0) {
+		ssize_t w = write(STDOUT_FILENO, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		p += w;
+		n -= (size_t)w;
+	}
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void timestamp(struct cmd_line *l)
+{
+	time_t now = time(NULL);
+	if (opts.timestamp == 'u') {
+		if (opts.csv)
+			cmd_line_add(l, "%ld", (long)now);
+		else
+			cmd_line_add(l, "%ld\n", (long)now);
+	} else if (opts.timestamp == 'd') {
+		char date[64];
+		struct tm tm;
+		localtime_r(&now, &tm);
+		strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Z %Y", &tm);
+		if (opts.csv)
+			cmd_line_csv(l, date);
+		else
+			cmd_line_add(l, "%s\n", date);
+	}
+}
+
+static void print_title(void)
+{
+	struct cmd_line l;
+	cmd_line_init(&l);
+	if (opts.csv) {
+		if (opts.timestamp)
+			cmd_line_csv(&l, "timestamp");
+		const char *cols[] = { "time", "cpu", "event", "tsc", "set" };
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+			cmd_line_csv(&l, cols[i]);
+		cmd_line_csv_pics(&l, cpc_npic(cpc));
+	} else {
+		cmd_line_add(&l, "%7s %3s %5s ", "time", "cpu", "event");
+		if (opts.tsc)
+			cmd_line_add(&l, "%9s ", CPC_TICKREG_NAME);
+		cmd_line_header(&l, &grp.sets[0]);
+	}
+	cmd_line_add(&l, "\n");
+	emit(&l);
+}
+
+static void print_sample(int cpu, const char *label, cpc_buf_t *buf, int i,
+    int stamp)
+{
+	struct cmd_line l;
+	const struct cmd_set *s = &grp.sets[i];
+	double t = cmd_seconds(cpc_buf_hrtime(cpc, buf), start);
+
+	cmd_line_init(&l);
+	if (stamp)
+		timestamp(&l);
+	if (opts.csv) {
+		char f[32];
+		snprintf(f, sizeof(f), "%.3f", t);
+		cmd_line_csv(&l, f);
+		snprintf(f, sizeof(f), "%d", cpu);
+		cmd_line_csv(&l, f);
+		cmd_line_csv(&l, label);
+		snprintf(f, sizeof(f), "%" PRIu64, cpc_buf_tick(cpc, buf));
+		cmd_line_csv(&l, f);
+		cmd_line_csv(&l, s->spec);
+		cmd_line_csv_values(&l, cpc, buf, s, cpc_npic(cpc));
+		cmd_line_add(&l, "\n");
+	} else {
+		cmd_line_add(&l, "%7.3f %3d %5s ", t, cpu, label);
+		if (opts.tsc)
+			cmd_line_add(&l, "%9" PRId64 " ",
+			    (int64_t)cpc_buf_tick(cpc, buf));
+		cmd_line_values(&l, cpc, buf, s);
+		if (grp.nsets > 1)
+			cmd_line_add(&l, " # %s\n", s->spec);
+		else
+			cmd_line_add(&l, "\n");
+	}
+	emit(&l);
+}
+
+static void add_ms(struct timespec *ts, int64_t ms)
+{
+	ts->tv_sec += (time_t)(ms / 1000);
+	ts->tv_nsec += (long)(ms % 1000) * 1000000;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
+
+static void cpu_error(int cpu, int err)
+{
+	fprintf(stderr, "%s: cpu%d - %s\n", cmd_prog, cpu, strerror(err));
+}
+
+static void *cpu_main(void *arg)
+{
+	struct cpu_thread *ct = arg;
+	int n = grp.nsets, cur = 0;
+	cpc_set_t **sets = calloc((size_t)n, sizeof(*sets));
+	cpc_buf_t **last = calloc((size_t)n, sizeof(*last));
+	cpc_buf_t **now = calloc((size_t)n, sizeof(*now));
+	cpc_buf_t **diff = calloc((size_t)n, sizeof(*diff));
+
+	if (sets == NULL || last == NULL || now == NULL || diff == NULL) {
+		cpu_error(ct->cpu, ENOMEM);
+		ct->failed = 1;
+		return NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		sets[i] = cmd_set_new(cpc, &grp.sets[i]);
+		if (sets[i] == NULL) {
+			ct->failed = 1;
+			return NULL;
+		}
+		last[i] = cpc_buf_create(cpc, sets[i]);
+		now[i] = cpc_buf_create(cpc, sets[i]);
+		diff[i] = cpc_buf_create(cpc, sets[i]);
+	}
+	if (cpc_bind_cpu(cpc, ct->cpu, sets[0], 0) != 0 ||
+	    cpc_set_sample(cpc, sets[0], last[0]) != 0) {
+		cpu_error(ct->cpu, errno);
+		ct->failed = 1;
+		return NULL;
+	}
+	if (soaking != NULL)
+		soaking[ct->cpu] = grp.sets[0].sysonly;
+
+	struct timespec deadline = start_mono;
+	/* With -p, count is in rounds of all the sets. */
+	long total_samples = opts.count < 0 ? -1
+	    : opts.period > 0		     ? opts.count * n
+					     : opts.count;
+	for (long k = 0; total_samples < 0 || k < total_samples; k++) {
+		add_ms(&deadline, opts.interval_ms);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+			   &deadline, NULL) == EINTR)
+			;
+		if (cpc_set_sample(cpc, sets[cur], now[cur]) != 0) {
+			cpu_error(ct->cpu, errno);
+			ct->failed = 1;
+			break;
+		}
+		cpc_buf_t *shown = now[cur];
+		if (n == 1) {
+			cpc_buf_sub(cpc, diff[0], now[0], last[0]);
+			cpc_buf_copy(cpc, last[0], now[0]);
+			shown = diff[0];
+		}
+		print_sample(ct->cpu, "tick", shown, cur, 1);
+		cpc_buf_add(cpc, ct->total[cur], ct->total[cur], shown);
+		ct->hasdata[cur] = 1;
+		if (n > 1) {
+			cpc_unbind(cpc, sets[cur]);
+			cur = (cur + 1) % n;
+			if (cpc_bind_cpu(cpc, ct->cpu, sets[cur], 0) != 0) {
+				cpu_error(ct->cpu, errno);
+				ct->failed = 1;
+				break;
+			}
+			if (soaking != NULL)
+				soaking[ct->cpu] = grp.sets[cur].sysonly;
+		}
+		/* With -p: a rest after each round of all the sets. */
+		if (opts.period > 0 && cur == 0) {
+			int64_t rest = (int64_t)(opts.period * 1000) -
+			    opts.interval_ms * n;
+			if (rest > 0)
+				add_ms(&deadline, rest);
+		}
+	}
+	if (soaking != NULL)
+		soaking[ct->cpu] = 0;
+	for (int i = 0; i < n; i++) {
+		cpc_set_destroy(cpc, sets[i]);
+		cpc_buf_destroy(cpc, last[i]);
+		cpc_buf_destroy(cpc, now[i]);
+		cpc_buf_destroy(cpc, diff[i]);
+	}
+	free(sets);
+	free(last);
+	free(now);
+	free(diff);
+	return NULL;
+}
+
+/* -s: spins at the lowest priority while a system-only set is measured. */
+static void *soaker_main(void *arg)
+{
+	int cpu = (int)(intptr_t)arg;
+	struct sched_param sp = { 0 };
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	for (;;) {
+		if (soaking[cpu]) {
+			for (volatile int i = 0; i < 100000; i++)
+				;
+		} else {
+			struct timespec ts = { 0, 5000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+/* Parses a whole number of seconds (fraction allowed): 0, or -1. */
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	return (end == s || *end != '\0' || errno != 0) ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int errors = 0, c;
+
+	cmd_prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc == NULL) {
+		fprintf(stderr, "%s: cannot access performance counters - %s\n",
+		    cmd_prog, strerror(errno));
+		return 1;
+	}
+	cpc_seterrhndlr(cpc, cmd_errfn);
+	strtoset_handler(cmd_errfn);
+
+	while (errors == 0 &&
+	    (c = getopt(argc, argv, "+Dc:hntT:sp:O:")) != -1) {
+		switch (c) {
+		case 'D':
+			cmd_debug = 1;
+			break;
+		case 'c':
+			if (cmd_setgrp_add(cpc, &grp, optarg) != 0)
+				errors++;
+			break;
+		case 'h':
+			usage(stdout);
+			printf("\n");
+			cmd_print_capabilities(cpc, stdout);
+			return 0;
+		case 'n':
+			opts.notitle = 1;
+			break;
+		case 't':
+			opts.tsc = 1;
+			break;
+		case 'T':
+			if (strcmp(optarg, "u") == 0 ||
+			    strcmp(optarg, "d") == 0)
+				opts.timestamp = optarg[0];
+			else
+				errors++;
+			break;
+		case 's':
+			opts.soak = 1;
+			break;
+		case 'p':
+			if (parse_seconds(optarg, &opts.period) != 0 ||
+			    opts.period < 0)
+				errors++;
+			break;
+		case 'O':
+			if (strcmp(optarg, "csv") == 0)
+				opts.csv = 1;
+			else if (strcmp(optarg, "text") == 0)
+				opts.csv = 0;
+			else
+				errors++;
+			break;
+		default:
+			errors++;
+			break;
+		}
+	}
+	if (errors == 0 && optind < argc) {
+		double secs;
+		if (parse_seconds(argv[optind], &secs) != 0 || secs < 0 ||
+		    (int64_t)(secs * 1000) <= 0)
+			errors++;
+		else
+			opts.interval_ms = (int64_t)(secs * 1000);
+		optind++;
+	}
+	if (errors == 0 && optind < argc) {
+		char *end;
+		errno = 0;
+		opts.count = strtol(argv[optind], &end, 10);
+		if (end == argv[optind] || *end != '\0' || errno != 0 ||
+		    opts.count <= 0)
+			errors++;
+		optind++;
+	}
+	if (errors > 0 || optind < argc || grp.nsets == 0)
+		usage_error();
+
+	/* The processors this process may run on. */
+	cpu_set_t mask;
+	if (sched_getaffinity(0, sizeof(mask), &mask) != 0) {
+		fprintf(stderr, "%s: cannot list processors: %s\n", cmd_prog,
+		    strerror(errno));
+		return 1;
+	}
+	int ncpu = CPU_COUNT(&mask), maxcpu = 0;
+	struct cpu_thread *cts = calloc((size_t)ncpu, sizeof(*cts));
+	if (cts == NULL)
+		return 1;
+	for (int cpu = 0, k = 0; cpu < CPU_SETSIZE && k < ncpu; cpu++)
+		if (CPU_ISSET(cpu, &mask)) {
+			cts[k++].cpu = cpu;
+			maxcpu = cpu;
+		}
+
+	/* Privilege: try the first processor before anything is printed. */
+	cpc_set_t *probe = cmd_set_new(cpc, &grp.sets[0]);
+	if (probe == NULL)
+		return 1;
+	if (cpc_bind_cpu(cpc, cts[0].cpu, probe, 0) != 0) {
+		cpu_error(cts[0].cpu, errno);
+		return 1;
+	}
+	cpc_set_destroy(cpc, probe);
+
+	int sysonly = 0;
+	for (int i = 0; i < grp.nsets; i++)
+		sysonly |= grp.sets[i].sysonly;
+	if (opts.soak && sysonly) {
+		soaking = calloc((size_t)maxcpu + 1, sizeof(*soaking));
+		for (int k = 0; soaking != NULL && k < ncpu; k++) {
+			pthread_t t;
+			pthread_create(&t, NULL, soaker_main,
+			    (void *)(intptr_t)cts[k].cpu);
+			pthread_detach(t);
+		}
+	}
+
+	if (!opts.notitle)
+		print_title();
+	start = gethrtime();
+	clock_gettime(CLOCK_MONOTONIC, &start_mono);
+	int started = 0;
+	for (int k = 0; k < ncpu; k++) {
+		cts[k].total = calloc((size_t)grp.nsets, sizeof(cpc_buf_t *));
+		cts[k].hasdata = calloc((size_t)grp.nsets, sizeof(int));
+		if (cts[k].total == NULL || cts[k].hasdata == NULL)
+			return 1;
+		for (int i = 0; i < grp.nsets; i++) {
+			cts[k].total[i] = cpc_buf_create(cpc,
+			    grp.sets[i].proto);
+			cpc_buf_zero(cpc, cts[k].total[i]);
+		}
+		if (pthread_create(&cts[k].thread, NULL, cpu_main,
+			&cts[k]) != 0) {
+			cpu_error(cts[k].cpu, errno);
+			cts[k].failed = 1;
+			cts[k].thread = 0;
+			continue;
+		}
+		started++;
+	}
+	int failed = 0;
+	for (int k = 0; k < ncpu; k++) {
+		if (cts[k].thread != 0)
+			pthread_join(cts[k].thread, NULL);
+		failed |= cts[k].failed;
+	}
+	for (int i = 0; i < grp.nsets; i++) {
+		cpc_buf_t *sum = cpc_buf_create(cpc, grp.sets[i].proto);
+		int any = 0;
+		cpc_buf_zero(cpc, sum);
+		for (int k = 0; k < ncpu; k++)
+			if (cts[k].hasdata[i]) {
+				cpc_buf_add(cpc, sum, sum, cts[k].total[i]);
+				any = 1;
+			}
+		/* Sums keep the latest time: that of the last sample. */
+		if (any)
+			print_sample(started, "total", sum, i, 0);
+		cpc_buf_destroy(cpc, sum);
+	}
+	cpc_close(cpc);
+	return failed ? 1 : 0;
+}

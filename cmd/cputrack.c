@@ -1,0 +1,704 @@
+/*
+ * cputrack: per-process (per-LWP) CPU performance counter statistics of a
+ * command it runs, or of a process it captures, through libpctx and the
+ * current libcpc interfaces.
+ *
+ * Every LWP of the target gets sets of its own, one per -c argument,
+ * bound with cpc_bind_pctx.  With one set each tick prints the counts
+ * since the LWP's previous line; with several the LWP's sets take turns,
+ * one per interval, and each line shows the counts of the set just
+ * measured.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+#include <libpctx.h>
+
+#include "cmdutil.h"
+#include "strtoset.h"
+
+/* The counts of one LWP. */
+struct lwp_state {
+	struct lwp_state *next;
+	pid_t pid;
+	__id_t lwpid;
+	int cur;		/* the set bound now, or -1 */
+	cpc_set_t **sets;
+	cpc_buf_t **accum;	/* per set: counts of its finished turns */
+	cpc_buf_t **last;	/* per set: at the previous line */
+	cpc_buf_t **scratch;
+	int *hasdata;
+};
+
+/* The totals of one process, over its LWPs that are gone. */
+struct proc_state {
+	struct proc_state *next;
+	pid_t pid;
+	cpc_buf_t **total;
+	int *hasdata;
+};
+
+static struct {
+	int follow_exec;
+	int follow_fork;
+	int notitle;
+	int tsc;
+	int verbose;
+	int csv;
+	uint_t interval_ms;
+	uint_t nsamples;
+	pid_t pid;
+	FILE *out;
+} opts = { .interval_ms = 1000 };
+
+static cpc_t *cpc;
+static struct cmd_setgrp grp;
+static struct lwp_state *lwps;
+static struct proc_state *procs;
+static pctx_t *volatile root;
+static hrtime_t start;
+static int failed;
+static volatile sig_atomic_t interrupted;
+
+static void usage(FILE *fp)
+{
+	fprintf(fp, "Usage:\n"
+		    "\t%s [-T secs] [-N count] [-Defhnv] [-o file]\n"
+		    "\t\t-c events [command [args] | -p pid]\n\n"
+		    "\t-T secs\t  seconds between samples, default 1\n"
+		    "\t-N count  number of samples, default unlimited\n"
+		    "\t-D\t  debug mode\n"
+		    "\t-e\t  follow exec(2) and execve(2)\n"
+		    "\t-f\t  follow fork(2) and vfork(2)\n"
+		    "\t-h\t  print extended usage information\n"
+		    "\t-n\t  suppress titles\n"
+		    "\t-t\t  include the virtualized %s register\n"
+		    "\t-v\t  verbose mode\n"
+		    "\t-o file\t  write the statistics to this file\n"
+		    "\t-O csv\t  comma-separated values (Linux)\n"
+		    "\t-c events specify processor events to be monitored\n"
+		    "\t-p pid\t  pid of an existing process to capture\n\n"
+		    "\tUse cpustat(1M) to monitor system-wide statistics.\n",
+	    cmd_prog, CPC_TICKREG_NAME);
+}
+
+/* ------------------------------------------------------------ state */
+
+static struct lwp_state *find_lwp(pid_t pid, __id_t lwpid)
+{
+	for (struct lwp_state *s = lwps; s != NULL; s = s->next)
+		if (s->pid == pid && s->lwpid == lwpid)
+			return s;
+	return NULL;
+}
+
+static cpc_buf_t *new_buf(int i)
+{
+	cpc_buf_t *b = cpc_buf_create(cpc, grp.sets[i].proto);
+	if (b == NULL) {
+		fprintf(stderr, "%s: cannot allocate a buffer: %s\n", cmd_prog,
+		    strerror(errno));
+		exit(1);
+	}
+	return b;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+	if (p == NULL) {
+		fprintf(stderr, "%s: out of memory\n", cmd_prog);
+		exit(1);
+	}
+	return p;
+}
+
+static struct proc_state *find_proc(pid_t pid)
+{
+	for (struct proc_state *p = procs; p != NULL; p = p->next)
+		if (p->pid == pid)
+			return p;
+	struct proc_state *p = xcalloc(1, sizeof(*p));
+	p->pid = pid;
+	p->total = xcalloc((size_t)grp.nsets, sizeof(*p->total));
+	p->hasdata = xcalloc((size_t)grp.nsets, sizeof(*p->hasdata));
+	for (int i = 0; i < grp.nsets; i++)
+		p->total[i] = new_buf(i);
+	p->next = procs;
+	procs = p;
+	return p;
+}
+
+static void reset_proc(struct proc_state *p)
+{
+	for (int i = 0; i < grp.nsets; i++) {
+		cpc_buf_zero(cpc, p->total[i]);
+		p->hasdata[i] = 0;
+	}
+}
+
+static void free_proc(pid_t pid)
+{
+	for (struct proc_state **pp = &procs; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->pid == pid) {
+			struct proc_state *p = *pp;
+			*pp = p->next;
+			for (int i = 0; i < grp.nsets; i++)
+				cpc_buf_destroy(cpc, p->total[i]);
+			free(p->total);
+			free(p->hasdata);
+			free(p);
+			return;
+		}
+}
+
+static void free_lwp(struct lwp_state *s)
+{
+	for (struct lwp_state **sp = &lwps; *sp != NULL; sp = &(*sp)->next)
+		if (*sp == s) {
+			*sp = s->next;
+			break;
+		}
+	for (int i = 0; i < grp.nsets; i++) {
+		if (s->sets[i] != NULL)
+			cpc_set_destroy(cpc, s->sets[i]);
+		cpc_buf_destroy(cpc, s->accum[i]);
+		cpc_buf_destroy(cpc, s->last[i]);
+		cpc_buf_destroy(cpc, s->scratch[i]);
+	}
+	free(s->sets);
+	free(s->accum);
+	free(s->last);
+	free(s->scratch);
+	free(s->hasdata);
+	free(s);
+}
+
+/* ------------------------------------------------------------ output */
+
+static void emit(struct cmd_line *l)
+{
+	fputs(l->buf, opts.out);
+	if (ferror(opts.out) && !interrupted) {
+		fprintf(stderr, "%s: cannot write the output: %s\n", cmd_prog,
+		    strerror(errno));
+		exit(1);
+	}
+}
+
+static void print_title(void)
+{
+	struct cmd_line l;
+	cmd_line_init(&l);
+	if (opts.csv) {
+		const char *cols[] = { "time", "pid", "lwp", "event", "tsc",
+			"set" };
+		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+			cmd_line_csv(&l, cols[i]);
+		cmd_line_csv_pics(&l, cpc_npic(cpc));
+		cmd_line_csv(&l, "info");
+	} else {
+		cmd_line_add(&l, "%7s ", "time");
+		if (opts.follow_fork)
+			cmd_line_add(&l, "%6s ", "pid");
+		cmd_line_add(&l, "%3s %10s ", "lwp", "event");
+		if (opts.tsc)
+			cmd_line_add(&l, "%9s ", CPC_TICKREG_NAME);
+		cmd_line_header(&l, &grp.sets[0]);
+	}
+	cmd_line_add(&l, "\n");
+	emit(&l);
+}
+
+/* The columns before the counts. */
+static void line_start(struct cmd_line *l, hrtime_t t, pid_t pid,
+    __id_t lwpid, const char *label)
+{
+	cmd_line_init(l);
+	if (opts.csv) {
+		char f[32];
+		snprintf(f, sizeof(f), "%.3f", cmd_seconds(t, start));
+		cmd_line_csv(l, f);
+		snprintf(f, sizeof(f), "%d", (int)pid);
+		cmd_line_csv(l, f);
+		snprintf(f, sizeof(f), "%d", (int)lwpid);
+		cmd_line_csv(l, f);
+		cmd_line_csv(l, label);
+		return;
+	}
+	cmd_line_add(l, "%7.3f ", cmd_seconds(t, start));
+	if (opts.follow_fork)
+		cmd_line_add(l, "%6d ", (int)pid);
+	cmd_line_add(l, "%3d %10s ", (int)lwpid, label);
+}
+
+/*
+ * A line of counts of set i, at the time of the sample in buf, or now
+ * for totals (when is_total).
+ */
+static void print_sample(pid_t pid, __id_t lwpid, const char *label,
+    cpc_buf_t *buf, int i, int is_total)
+{
+	struct cmd_line l;
+	const struct cmd_set *s = &grp.sets[i];
+
+	line_start(&l, is_total ? gethrtime() : cpc_buf_hrtime(cpc, buf), pid,
+	    lwpid, label);
+	if (opts.csv) {
+		char f[32];
+		snprintf(f, sizeof(f), "%" PRIu64, cpc_buf_tick(cpc, buf));
+		cmd_line_csv(&l, f);
+		cmd_line_csv(&l, s->spec);
+		cmd_line_csv_values(&l, cpc, buf, s, cpc_npic(cpc));
+		cmd_line_csv(&l, "");
+		cmd_line_add(&l, "\n");
+	} else {
+		if (opts.tsc)
+			cmd_line_add(&l, "%9" PRId64 " ",
+			    (int64_t)cpc_buf_tick(cpc, buf));
+		cmd_line_values(&l, cpc, buf, s);
+		if (grp.nsets > 1)
+			cmd_line_add(&l, " # %s\n", s->spec);
+		else
+			cmd_line_add(&l, "\n");
+	}
+	emit(&l);
+}
+
+/* A line without counts (exec, fork), with a note at its end. */
+static void print_note(pid_t pid, __id_t lwpid, const char *label,
+    const char *note)
+{
+	struct cmd_line l;
+	line_start(&l, gethrtime(), pid, lwpid, label);
+	if (opts.csv) {
+		cmd_line_csv(&l, "");
+		cmd_line_csv(&l, "");
+		for (uint_t i = 0; i < cpc_npic(cpc); i++)
+			cmd_line_csv(&l, "");
+		cmd_line_csv(&l, note);
+		cmd_line_add(&l, "\n");
+	} else {
+		if (opts.tsc)
+			cmd_line_add(&l, "%9s ", "");
+		cmd_line_add(&l, "%9s %9s # %s\n", "", "", note);
+	}
+	emit(&l);
+}
+
+/* ------------------------------------------------------------ counting */
+
+static int bind_set(pctx_t *pctx, struct lwp_state *s, int i)
+{
+	if (cpc_bind_pctx(cpc, pctx, s->lwpid, s->sets[i], 0) != 0)
+		return -1;
+	s->cur = i;
+	s->hasdata[i] = 1;
+	cpc_buf_zero(cpc, s->last[i]);
+	return 0;
+}
+
+/* The LWP's totals of set i into out: 0, or -1 with errno. */
+static int lwp_totals(struct lwp_state *s, int i, cpc_buf_t *out)
+{
+	cpc_buf_copy(cpc, out, s->accum[i]);
+	if (i != s->cur)
+		return 0;
+	if (cpc_set_sample(cpc, s->sets[i], s->scratch[i]) != 0)
+		return -1;
+	cpc_buf_add(cpc, out, out, s->scratch[i]);
+	return 0;
+}
+
+static void report_lost(const char *where, struct lwp_state *s)
+{
+	if (errno == EAGAIN)
+		fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
+				"invalidated\n",
+		    (int)s->pid, where, (int)s->lwpid);
+	else
+		fprintf(stderr, "%6d: %s: lwp%d: can't access perf counter - "
+				"%s\n",
+		    (int)s->pid, where, (int)s->lwpid, strerror(errno));
+	failed = 1;
+}
+
+static int init_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)arg;
+	if (interrupted)
+		return 0;
+	struct lwp_state *s = xcalloc(1, sizeof(*s));
+	size_t n = (size_t)grp.nsets;
+	s->pid = pid;
+	s->lwpid = lwpid;
+	s->cur = -1;
+	s->sets = xcalloc(n, sizeof(*s->sets));
+	s->accum = xcalloc(n, sizeof(*s->accum));
+	s->last = xcalloc(n, sizeof(*s->last));
+	s->scratch = xcalloc(n, sizeof(*s->scratch));
+	s->hasdata = xcalloc(n, sizeof(*s->hasdata));
+	s->next = lwps;
+	lwps = s;
+	for (int i = 0; i < grp.nsets; i++) {
+		s->sets[i] = cmd_set_new(cpc, &grp.sets[i]);
+		s->accum[i] = new_buf(i);
+		s->last[i] = new_buf(i);
+		s->scratch[i] = new_buf(i);
+	}
+	if (s->sets[0] == NULL || bind_set(pctx, s, 0) != 0 ||
+	    cpc_set_sample(cpc, s->sets[0], s->last[0]) != 0) {
+		fprintf(stderr, "%6d: init_lwp: can't bind perf counters to "
+				"lwp%d - %s\n",
+		    (int)pid, (int)lwpid, strerror(errno));
+		failed = 1;
+		free_lwp(s);
+		return -1;
+	}
+	if (opts.verbose)
+		print_sample(pid, lwpid, "init_lwp", s->last[0], 0, 0);
+	return 0;
+}
+
+static int tick(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)arg;
+	struct lwp_state *s = find_lwp(pid, lwpid);
+	if (interrupted || s == NULL || s->cur < 0)
+		return 0;
+	int i = s->cur;
+	if (cpc_set_sample(cpc, s->sets[i], s->scratch[i]) != 0) {
+		report_lost("tick", s);
+		return -1;
+	}
+	if (grp.nsets == 1) {
+		cpc_buf_t *delta = s->accum[0];	/* always zero here: reuse */
+		cpc_buf_sub(cpc, delta, s->scratch[0], s->last[0]);
+		print_sample(pid, lwpid, "tick", delta, 0, 0);
+		cpc_buf_zero(cpc, delta);
+		cpc_buf_copy(cpc, s->last[0], s->scratch[0]);
+		return 0;
+	}
+	print_sample(pid, lwpid, "tick", s->scratch[i], i, 0);
+	cpc_buf_add(cpc, s->accum[i], s->accum[i], s->scratch[i]);
+	cpc_unbind(cpc, s->sets[i]);
+	s->cur = -1;
+	int next = (i + 1) % grp.nsets;
+	if (bind_set(pctx, s, next) != 0) {
+		if (errno == ESRCH)
+			return 0;	/* exiting: fini_lwp will follow */
+		fprintf(stderr, "%6d: tick: can't bind perf counters to "
+				"lwp%d - %s\n",
+		    (int)pid, (int)lwpid, strerror(errno));
+		failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int lwp_create(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pctx, (void)arg;
+	if (interrupted)
+		return 0;
+	cpc_buf_t *zero = new_buf(0);
+	cpc_buf_zero(cpc, zero);
+	/* No sample behind it: stamp it now. */
+	struct cmd_line l;
+	line_start(&l, gethrtime(), pid, lwpid, "lwp_create");
+	if (opts.csv) {
+		cmd_line_csv(&l, "0");
+		cmd_line_csv(&l, grp.sets[0].spec);
+		cmd_line_csv_values(&l, cpc, zero, &grp.sets[0], cpc_npic(cpc));
+		cmd_line_csv(&l, "");
+		cmd_line_add(&l, "\n");
+	} else {
+		if (opts.tsc)
+			cmd_line_add(&l, "%9d ", 0);
+		cmd_line_values(&l, cpc, zero, &grp.sets[0]);
+		if (grp.nsets > 1)
+			cmd_line_add(&l, " # %s\n", grp.sets[0].spec);
+		else
+			cmd_line_add(&l, "\n");
+	}
+	emit(&l);
+	cpc_buf_destroy(cpc, zero);
+	return 0;
+}
+
+/* Prints the LWP's totals, one line per set that has counted. */
+static void print_lwp_totals(struct lwp_state *s, const char *label,
+    struct proc_state *add_to)
+{
+	for (int i = 0; i < grp.nsets; i++) {
+		if (!s->hasdata[i])
+			continue;
+		cpc_buf_t *t = new_buf(i);
+		if (lwp_totals(s, i, t) != 0) {
+			report_lost(label, s);
+		} else {
+			if (label != NULL)
+				print_sample(s->pid, s->lwpid, label, t, i, 1);
+			if (add_to != NULL) {
+				cpc_buf_add(cpc, add_to->total[i],
+				    add_to->total[i], t);
+				add_to->hasdata[i] = 1;
+			}
+		}
+		cpc_buf_destroy(cpc, t);
+	}
+}
+
+static int lwp_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pctx, (void)arg;
+	struct lwp_state *s = find_lwp(pid, lwpid);
+	if (!interrupted && s != NULL)
+		print_lwp_totals(s, "lwp_exit", NULL);
+	return 0;
+}
+
+static int fini_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pctx, (void)arg;
+	struct lwp_state *s = find_lwp(pid, lwpid);
+	if (s == NULL)
+		return 0;
+	if (!interrupted)
+		print_lwp_totals(s, opts.verbose ? "fini_lwp" : NULL,
+		    find_proc(pid));
+	free_lwp(s);
+	return 0;
+}
+
+static void print_proc_totals(pid_t pid, __id_t lwpid, const char *label)
+{
+	struct proc_state *p = find_proc(pid);
+	for (int i = 0; i < grp.nsets; i++)
+		if (p->hasdata[i])
+			print_sample(pid, lwpid, label, p->total[i], i, 1);
+}
+
+static void proc_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, int status,
+    void *arg)
+{
+	(void)pctx, (void)status, (void)arg;
+	if (!interrupted)
+		print_proc_totals(pid, lwpid, "exit");
+	free_proc(pid);
+}
+
+static int proc_exec(pctx_t *pctx, pid_t pid, __id_t lwpid, char *psargs,
+    void *arg)
+{
+	(void)pctx, (void)arg;
+	if (interrupted)
+		return -1;
+	print_proc_totals(pid, lwpid, "exec");
+	char note[128];
+	snprintf(note, sizeof(note), "'%s'", psargs);
+	print_note(pid, lwpid, "exec", opts.csv ? psargs : note);
+	reset_proc(find_proc(pid));
+	return opts.follow_exec ? 0 : -1;
+}
+
+static void set_events(pctx_t *pctx);
+
+static void proc_fork(pctx_t *pctx, pid_t ppid, __id_t child, pid_t lwpid,
+    void *arg)
+{
+	(void)arg;
+	if (interrupted)
+		return;
+	char note[32];
+	snprintf(note, sizeof(note), "%d", (int)child);
+	print_note(ppid, (__id_t)lwpid, "fork", note);
+	if (opts.follow_fork)
+		set_events(pctx);
+}
+
+static void set_events(pctx_t *pctx)
+{
+	if (pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, init_lwp,
+		PCTX_FINI_LWP_EVENT, fini_lwp, PCTX_SYSC_LWP_CREATE_EVENT,
+		lwp_create, PCTX_SYSC_LWP_EXIT_EVENT, lwp_exit,
+		PCTX_SYSC_EXEC_EVENT, proc_exec, PCTX_SYSC_FORK_EVENT,
+		proc_fork, PCTX_SYSC_EXIT_EVENT, proc_exit,
+		PCTX_NULL_EVENT) != 0) {
+		fprintf(stderr, "%s: can't bind process context ops to "
+				"process\n",
+		    cmd_prog);
+		exit(1);
+	}
+}
+
+/* ------------------------------------------------------------ main */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+	cpc_terminate(cpc);
+	pctx_terminate(root);
+}
+
+static void catch_signals(void)
+{
+	static const int maybe[] = { SIGHUP, SIGINT, SIGQUIT };
+	static const int always[] = { SIGPIPE, SIGTERM };
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;	/* no SA_RESTART: waits end */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(maybe) / sizeof(maybe[0]); i++)
+		if (sigaction(maybe[i], NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(maybe[i], &sa, NULL);
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		sigaction(always[i], &sa, NULL);
+}
+
+static void usage_error(void)
+{
+	usage(stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *outfile = NULL;
+	int errors = 0, c;
+	long n;
+	double secs;
+
+	cmd_prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	opts.out = stdout;
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc == NULL) {
+		fprintf(stderr, "%s: cannot access performance counter "
+				"library - %s\n",
+		    cmd_prog, strerror(errno));
+		return 1;
+	}
+	cpc_seterrhndlr(cpc, cmd_errfn);
+	strtoset_handler(cmd_errfn);
+
+	while ((c = getopt(argc, argv, "+T:N:Defhntvo:c:p:O:")) != -1) {
+		switch (c) {
+		case 'T':
+			secs = atof(optarg);
+			if (secs < 0 || secs * 1000 > (double)UINT32_MAX)
+				errors++;
+			else
+				opts.interval_ms = (uint_t)(secs * 1000);
+			break;
+		case 'N':
+			n = atol(optarg);
+			if (n < 0 || n > (long)UINT32_MAX)
+				errors++;
+			else
+				opts.nsamples = (uint_t)n;
+			break;
+		case 'D':
+			cmd_debug = 1;
+			break;
+		case 'e':
+			opts.follow_exec = 1;
+			break;
+		case 'f':
+			opts.follow_fork = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			printf("\n");
+			cmd_print_capabilities(cpc, stdout);
+			return 0;
+		case 'n':
+			opts.notitle = 1;
+			break;
+		case 't':
+			opts.tsc = 1;
+			break;
+		case 'v':
+			opts.verbose = 1;
+			break;
+		case 'o':
+			outfile = optarg;
+			break;
+		case 'c':
+			if (cmd_setgrp_add(cpc, &grp, optarg) != 0)
+				errors++;
+			break;
+		case 'p':
+			n = atol(optarg);
+			if (n <= 0)
+				errors++;
+			else
+				opts.pid = (pid_t)n;
+			break;
+		case 'O':
+			if (strcmp(optarg, "csv") == 0)
+				opts.csv = 1;
+			else if (strcmp(optarg, "text") == 0)
+				opts.csv = 0;
+			else
+				errors++;
+			break;
+		default:
+			errors++;
+			break;
+		}
+	}
+	int have_command = optind < argc;
+	if (errors > 0 || grp.nsets == 0 || have_command == (opts.pid != 0))
+		usage_error();
+
+	if (outfile != NULL) {
+		opts.out = fopen(outfile, "w");
+		if (opts.out == NULL) {
+			fprintf(stderr, "%s: cannot open '%s' for writing\n",
+			    cmd_prog, outfile);
+			return 1;
+		}
+	}
+	setvbuf(opts.out, NULL, _IOLBF, 0);
+	catch_signals();
+
+	if (have_command) {
+		root = pctx_create(argv[optind], &argv[optind], NULL, 1,
+		    cmd_pctx_errfn);
+		if (root == NULL) {
+			fprintf(stderr, "%s: failed to start program '%s'\n",
+			    cmd_prog, argv[optind]);
+			return 1;
+		}
+	} else {
+		root = pctx_capture(opts.pid, NULL, 1, cmd_pctx_errfn);
+		if (root == NULL) {
+			fprintf(stderr, "%s: failed to capture pid %d\n",
+			    cmd_prog, (int)opts.pid);
+			return 1;
+		}
+	}
+	set_events(root);
+	if (!opts.notitle)
+		print_title();
+	start = gethrtime();
+	if (interrupted)
+		pctx_terminate(root);
+	int rc = pctx_run(root, opts.interval_ms, opts.nsamples, tick);
+	pctx_t *done = root;
+	root = NULL;
+	pctx_release(done);
+	if (fflush(opts.out) != 0 || (opts.out != stdout && fclose(opts.out)))
+		failed = 1;
+	cpc_close(cpc);
+	return rc != 0 || failed ? 1 : 0;
+}

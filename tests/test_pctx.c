@@ -1,0 +1,628 @@
+/*
+ * libpctx and the process-context bindings against the real kernel: a
+ * child running tests/pctx_target is created or captured, its LWP, fork,
+ * exec and exit events are checked in order, and its counts are read
+ * with cpc_bind_pctx (version 2) and cpc_pctx_* (version 1).
+ */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+#include <libpctx.h>
+
+#include "testutil.h"
+
+#define MAX_LWPS 32
+
+static cpc_t *cpc;
+static char target[4096];
+static char log_[8192];		/* the callbacks, in order */
+static char errs[2048];		/* libpctx messages */
+
+/* Per LWP: its set and last counts (task-clock ns, page faults). */
+static struct lwp_rec {
+	pid_t pid;
+	__id_t lwpid;
+	cpc_set_t *set;
+	cpc_buf_t *buf;
+	uint64_t ns, faults, tick;
+} lwps[MAX_LWPS];
+static int nlwps;
+static int follow_fork, follow_exec = 1, stop_after_ticks;
+static int ticks, exit_status = -1;
+static pid_t fork_ppid, fork_child, fork_lwp, exec_pid;
+static char exec_args[128];
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void logf_(const char *fmt, ...)
+{
+	size_t len = strlen(log_);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(log_ + len, sizeof(log_) - len, fmt, ap);
+	va_end(ap);
+}
+
+static void errfn(const char *fn, const char *fmt, va_list ap)
+{
+	size_t len = strlen(errs);
+	snprintf(errs + len, sizeof(errs) - len, "%s: ", fn);
+	len = strlen(errs);
+	vsnprintf(errs + len, sizeof(errs) - len, fmt, ap);
+}
+
+static void cpc_handler(const char *fn, int subcode, const char *fmt,
+    va_list ap)
+{
+	(void)subcode;
+	errfn(fn, fmt, ap);
+}
+
+static void setup(void)
+{
+	const char *dir = getenv("top_builddir");
+	snprintf(target, sizeof(target), "%s/tests/pctx_target",
+	    dir != NULL ? dir : ".");
+	cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	cpc_seterrhndlr(cpc, cpc_handler);
+	log_[0] = errs[0] = '\0';
+	memset(lwps, 0, sizeof(lwps));
+	nlwps = 0;
+	follow_fork = 0;
+	follow_exec = 1;
+	stop_after_ticks = 0;
+	ticks = 0;
+	exit_status = -1;
+	fork_ppid = fork_child = fork_lwp = exec_pid = 0;
+	exec_args[0] = '\0';
+}
+
+static void teardown(void)
+{
+	if (cpc != NULL)
+		cpc_close(cpc);
+}
+
+static struct lwp_rec *rec(pid_t pid, __id_t lwpid)
+{
+	for (int i = 0; i < nlwps; i++)
+		if (lwps[i].pid == pid && lwps[i].lwpid == lwpid)
+			return &lwps[i];
+	ck_assert_int_lt(nlwps, MAX_LWPS);
+	lwps[nlwps].pid = pid;
+	lwps[nlwps].lwpid = lwpid;
+	return &lwps[nlwps++];
+}
+
+static void sample(struct lwp_rec *r)
+{
+	ck_assert_int_eq(cpc_set_sample(cpc, r->set, r->buf), 0);
+	ck_assert_int_eq(cpc_buf_get(cpc, r->buf, 0, &r->ns), 0);
+	ck_assert_int_eq(cpc_buf_get(cpc, r->buf, 1, &r->faults), 0);
+	r->tick = cpc_buf_tick(cpc, r->buf);
+}
+
+static int init_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	struct lwp_rec *r = rec(pid, lwpid);
+	ck_assert_ptr_eq(arg, &lwps);
+	logf_("init %d;", (int)((pid_t)lwpid == pid ? 0 : 1));
+	r->set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, r->set, "task-clock", 0,
+			     CPC_COUNT_USER, 0, NULL), 0);
+	ck_assert_int_eq(cpc_set_add_request(cpc, r->set, "page-faults", 0,
+			     CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL), 1);
+	r->buf = cpc_buf_create(cpc, r->set);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, r->set, 0), 0);
+	return 0;
+}
+
+static int fini_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pctx, (void)arg;
+	struct lwp_rec *r = rec(pid, lwpid);
+	logf_("fini %d;", (int)((pid_t)lwpid == pid ? 0 : 1));
+	if (r->set != NULL) {
+		sample(r);
+		ck_assert_int_eq(cpc_unbind(cpc, r->set), 0);
+	}
+	return 0;
+}
+
+static int lwp_create(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pctx, (void)arg;
+	ck_assert_int_ne(lwpid, pid);
+	logf_("lwp_create;");
+	return 0;
+}
+
+static int lwp_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pctx, (void)arg;
+	ck_assert_int_ne(lwpid, pid);
+	logf_("lwp_exit;");
+	return 0;
+}
+
+static void proc_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, int status,
+    void *arg)
+{
+	(void)pctx, (void)lwpid, (void)arg;
+	logf_("exit %d;", pid == fork_child ? 1 : 0);
+	if (pid != fork_child)
+		exit_status = status;
+}
+
+static int proc_exec(pctx_t *pctx, pid_t pid, __id_t lwpid, char *args,
+    void *arg)
+{
+	(void)pctx, (void)arg;
+	ck_assert_int_eq(lwpid, pid);
+	exec_pid = pid;
+	snprintf(exec_args, sizeof(exec_args), "%s", args);
+	logf_("exec;");
+	return follow_exec ? 0 : -1;
+}
+
+static void set_events(pctx_t *pctx);
+
+static void proc_fork(pctx_t *pctx, pid_t ppid, __id_t child, pid_t lwpid,
+    void *arg)
+{
+	(void)arg;
+	fork_ppid = ppid;
+	fork_child = (pid_t)child;
+	fork_lwp = lwpid;
+	logf_("fork;");
+	if (follow_fork)
+		set_events(pctx);
+}
+
+static int tick(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pid, (void)lwpid, (void)arg;
+	ticks++;
+	if (stop_after_ticks > 0 && ticks >= stop_after_ticks)
+		pctx_terminate(pctx);
+	return 0;
+}
+
+static void set_events(pctx_t *pctx)
+{
+	ck_assert_int_eq(pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, init_lwp,
+			     PCTX_FINI_LWP_EVENT, fini_lwp,
+			     PCTX_SYSC_LWP_CREATE_EVENT, lwp_create,
+			     PCTX_SYSC_LWP_EXIT_EVENT, lwp_exit,
+			     PCTX_SYSC_EXIT_EVENT, proc_exit,
+			     PCTX_SYSC_EXEC_EVENT, proc_exec,
+			     PCTX_SYSC_FORK_EVENT, proc_fork, PCTX_NULL_EVENT),
+	    0);
+}
+
+/* Runs the target with steps, to its end, with ticks every msec. */
+static pctx_t *run_target(const char *const *steps, uint_t msec)
+{
+	char *argv[32];
+	int n = 0;
+	argv[n++] = target;
+	for (; steps[n - 1] != NULL; n++)
+		argv[n] = (char *)steps[n - 1];
+	argv[n] = NULL;
+	pctx_t *pctx = pctx_create(target, argv, &lwps, 0, errfn);
+	ck_assert_msg(pctx != NULL, "pctx_create: %s", errs);
+	set_events(pctx);
+	ck_assert_int_eq(pctx_run(pctx, msec, 0, tick), 0);
+	return pctx;
+}
+
+START_TEST(counts_of_a_known_workload)
+{
+	const char *steps[] = { "spin", "200", "pages", "500", "exit", "3",
+		NULL };
+	pctx_t *pctx = run_target(steps, 50);
+	ck_assert_str_eq(log_, "init 0;fini 0;exit 0;");
+	ck_assert_int_eq(exit_status, 3);
+	ck_assert_int_eq(nlwps, 1);
+	/* 200 ms of CPU, at least 500 faults; ticks every 50 ms. */
+	ck_assert_uint_ge(lwps[0].ns, 190000000u);
+	ck_assert_uint_lt(lwps[0].ns, 2000000000u);
+	ck_assert_uint_ge(lwps[0].faults, 500);
+	ck_assert_uint_gt(lwps[0].tick, 0);
+	ck_assert_int_ge(ticks, 2);
+	pctx_release(pctx);
+}
+END_TEST
+
+START_TEST(threads_are_followed)
+{
+	const char *steps[] = { "threads", "2", "100", "spin", "20", NULL };
+	pctx_t *pctx = run_target(steps, 0);
+	ck_assert_str_eq(log_, "init 0;lwp_create;init 1;lwp_create;init 1;"
+			       "lwp_exit;fini 1;lwp_exit;fini 1;"
+			       "fini 0;exit 0;");
+	ck_assert_int_eq(nlwps, 3);
+	for (int i = 1; i < 3; i++) {
+		ck_assert_uint_ge(lwps[i].ns, 95000000u);
+		ck_assert_uint_lt(lwps[i].ns, 1000000000u);
+	}
+	ck_assert_uint_ge(lwps[0].ns, 15000000u);
+	ck_assert_uint_lt(lwps[0].ns, 95000000u);
+	ck_assert_int_eq(exit_status, 0);
+	pctx_release(pctx);
+}
+END_TEST
+
+START_TEST(fork_not_followed)
+{
+	const char *steps[] = { "fork", "100", "spin", "30", NULL };
+	pctx_t *pctx = run_target(steps, 0);
+	ck_assert_str_eq(log_, "init 0;fork;fini 0;exit 0;");
+	ck_assert_int_eq(fork_ppid, lwps[0].pid);
+	ck_assert_int_eq(fork_lwp, lwps[0].lwpid);
+	ck_assert_int_gt(fork_child, 0);
+	ck_assert_int_ne(fork_child, fork_ppid);
+	/* The child's 100 ms are not the parent's. */
+	ck_assert_uint_lt(lwps[0].ns, 95000000u);
+	pctx_release(pctx);
+}
+END_TEST
+
+START_TEST(fork_followed)
+{
+	const char *steps[] = { "fork", "100", "spin", "30", NULL };
+	follow_fork = 1;
+	pctx_t *pctx = run_target(steps, 0);
+	ck_assert_str_eq(log_, "init 0;fork;init 0;fini 0;exit 1;fini 0;"
+			       "exit 0;");
+	ck_assert_int_eq(nlwps, 2);
+	ck_assert_int_eq(lwps[1].pid, fork_child);
+	ck_assert_int_eq(lwps[1].lwpid, fork_child);
+	ck_assert_uint_ge(lwps[1].ns, 95000000u);
+	pctx_release(pctx);
+}
+END_TEST
+
+START_TEST(exec_is_followed)
+{
+	const char *steps[] = { "spin", "30", "exec", target, "spin", "100",
+		"exit", "4", NULL };
+	pctx_t *pctx = run_target(steps, 0);
+	ck_assert_str_eq(log_, "init 0;fini 0;exec;init 0;fini 0;exit 0;");
+	ck_assert_int_eq(exec_pid, lwps[0].pid);
+	ck_assert_ptr_nonnull(strstr(exec_args, "pctx_target spin 100 exit 4"));
+	ck_assert_int_eq(exit_status, 4);
+	/* The new image counts from zero: 100 ms, not 130. */
+	ck_assert_uint_ge(lwps[0].ns, 95000000u);
+	ck_assert_uint_lt(lwps[0].ns, 125000000u);
+	pctx_release(pctx);
+}
+END_TEST
+
+START_TEST(exec_from_a_thread)
+{
+	/* The exec'ing thread takes the process id; the old main ends. */
+	const char *steps[] = { "texec", target, "spin", "30", "exit", "2",
+		NULL };
+	pctx_t *pctx = run_target(steps, 0);
+	ck_assert_str_eq(log_, "init 0;lwp_create;init 1;fini 1;fini 0;exec;"
+			       "init 0;fini 0;exit 0;");
+	ck_assert_int_eq(exit_status, 2);
+	ck_assert_int_eq(exec_pid, lwps[0].pid);
+	pctx_release(pctx);
+}
+END_TEST
+
+START_TEST(exec_ends_tracking)
+{
+	const char *steps[] = { "exec", target, "exit", "5", NULL };
+	int st;
+	follow_exec = 0;
+	pctx_t *pctx = run_target(steps, 0);
+	ck_assert_str_eq(log_, "init 0;fini 0;exec;");
+	pid_t pid = lwps[0].pid;
+	pctx_release(pctx);
+	/* Released, it runs on and remains this process's child. */
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 5);
+}
+END_TEST
+
+START_TEST(terminate_releases)
+{
+	const char *argv[] = { target, "spin", "2000", "exit", "6", NULL };
+	int st;
+	pctx_t *pctx = pctx_create(target, (char *const *)argv, &lwps, 0,
+	    errfn);
+	ck_assert_ptr_nonnull(pctx);
+	set_events(pctx);
+	stop_after_ticks = 2;
+	hrtime_t t0 = gethrtime();
+	ck_assert_int_eq(pctx_run(pctx, 20, 0, tick), 0);
+	ck_assert_int_lt(gethrtime() - t0, 1000000000);
+	ck_assert_str_eq(log_, "init 0;fini 0;");
+	pid_t pid = lwps[0].pid;
+	pctx_release(pctx);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 6);
+}
+END_TEST
+
+START_TEST(nsamples_ends_the_run)
+{
+	const char *argv[] = { target, "spin", "2000", NULL };
+	int st;
+	pctx_t *pctx = pctx_create(target, (char *const *)argv, &lwps, 0,
+	    errfn);
+	ck_assert_ptr_nonnull(pctx);
+	set_events(pctx);
+	ck_assert_int_eq(pctx_run(pctx, 10, 3, tick), 0);
+	ck_assert_int_eq(ticks, 3);
+	pid_t pid = lwps[0].pid;
+	pctx_release(pctx);
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+}
+END_TEST
+
+START_TEST(capture_a_running_process)
+{
+	int p[2], st;
+	char line[64] = "";
+	ck_assert_int_eq(pipe(p), 0);
+	/* The target is a grandchild: its parent must still see its exit. */
+	pid_t parent = fork();
+	if (parent == 0) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			dup2(p[1], 1);
+			execl(target, target, "pid", "sleep", "300", "spin",
+			    "100", "exit", "7", (char *)NULL);
+			_exit(127);
+		}
+		while (waitpid(pid, &st, 0) < 0)
+			;
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 126);
+	}
+	close(p[1]);
+	ck_assert_int_gt(read(p[0], line, sizeof(line) - 1), 0);
+	close(p[0]);
+	pid_t pid = (pid_t)atoi(line + 4);
+	ck_assert_int_gt(pid, 0);
+	pctx_t *pctx = pctx_capture(pid, &lwps, 0, errfn);
+	ck_assert_msg(pctx != NULL, "pctx_capture: %s", errs);
+	set_events(pctx);
+	ck_assert_int_eq(pctx_run(pctx, 0, 0, NULL), 0);
+	ck_assert_str_eq(log_, "init 0;fini 0;exit 0;");
+	ck_assert_int_eq(exit_status, 7);
+	ck_assert_uint_ge(lwps[0].ns, 95000000u);
+	pctx_release(pctx);
+	ck_assert_int_eq(waitpid(parent, &st, 0), parent);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 7);
+}
+END_TEST
+
+START_TEST(capture_refused)
+{
+	/* An unprivileged user may not trace init (pid 1). */
+	int p[2], st;
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		close(p[0]);
+		if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		errno = 0;
+		pctx_t *pctx = pctx_capture(1, NULL, 0, errfn);
+		int e = errno;
+		if (write(p[1], errs, strlen(errs)) < 0)
+			_exit(4);
+		_exit(pctx == NULL && e == EPERM ? 0 : 1);
+	}
+	close(p[1]);
+	char msg[512] = "";
+	ck_assert_int_ge(read(p[0], msg, sizeof(msg) - 1), 0);
+	close(p[0]);
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s",
+	    st, msg);
+	ck_assert_ptr_nonnull(strstr(msg, "capture: cannot trace process 1: "));
+}
+END_TEST
+
+START_TEST(create_errors)
+{
+	char *argv[] = { "/nonexistent/program", NULL };
+	errno = 0;
+	ck_assert_ptr_null(pctx_create(argv[0], argv, NULL, 0, errfn));
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_nonnull(strstr(errs, "create: cannot run "
+					   "'/nonexistent/program'"));
+	ck_assert_int_eq(pctx_set_events(NULL, PCTX_NULL_EVENT), -1);
+	ck_assert_int_eq(pctx_run(NULL, 0, 0, NULL), -1);
+	ck_assert_ptr_null(pctx_capture(0, NULL, 0, errfn));
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+/* cpc_bind_pctx's checks, from an init_lwp callback. */
+static int bind_checks(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)arg;
+	cpc_set_t *set = cpc_set_create(cpc), *empty = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "task-clock", 0,
+			     CPC_COUNT_USER, 0, NULL), 0);
+	cpc_buf_t *buf = cpc_buf_create(cpc, set);
+
+	errno = 0;
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, set, 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, empty, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, pid + 100000, set, 0), -1);
+	ck_assert_int_eq(errno, ESRCH);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, buf), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	/* Bind, rebind, unbind, destroy while bound. */
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, set, 0), 0);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, buf), 0);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, set, 0), 0);
+	ck_assert_int_eq(cpc_unbind(cpc, set), 0);
+	ck_assert_int_eq(cpc_unbind(cpc, set), -1);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, set, 0), 0);
+	ck_assert_int_eq(cpc_set_destroy(cpc, set), 0);
+	/* No overflow notification in another process. */
+	cpc_set_t *ovf = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, ovf, "task-clock", 0,
+			     CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL), 0);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, ovf, 0), -1);
+	ck_assert_int_eq(errno, ENOTSUP);
+	ck_assert_ptr_nonnull(strstr(errs, "cpc_bind_pctx: overflow "));
+	cpc_set_destroy(cpc, ovf);
+	cpc_set_destroy(cpc, empty);
+	cpc_buf_destroy(cpc, buf);
+	logf_("checked;");
+	return 0;
+}
+
+START_TEST(bind_pctx_errors)
+{
+	const char *argv[] = { target, "spin", "10", NULL };
+	pctx_t *pctx = pctx_create(target, (char *const *)argv, NULL, 0,
+	    errfn);
+	ck_assert_ptr_nonnull(pctx);
+	ck_assert_int_eq(pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, bind_checks,
+			     PCTX_NULL_EVENT), 0);
+	ck_assert_int_eq(pctx_run(pctx, 0, 0, NULL), 0);
+	ck_assert_str_eq(log_, "checked;");
+	pctx_release(pctx);
+	/* Without a context. */
+	cpc_set_t *set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "task-clock", 0,
+			     CPC_COUNT_USER, 0, NULL), 0);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, NULL, 1, set, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+/* Version 1: bind, sample, invalidate, rebind, release. */
+static cpc_event_t v1_event;
+static int v1_samples_ok;
+
+static int v1_init(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pid, (void)arg;
+	cpc_event_t ev = v1_event;
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid, &ev,
+			     CPC_BIND_EMT_OVF), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_nonnull(strstr(captured_errors(), "pctx_bind_event: "));
+	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid + 100000, &ev, 0), -1);
+	ck_assert_int_eq(errno, ESRCH);
+	ck_assert_int_eq(cpc_pctx_invalidate(pctx, lwpid + 100000), -1);
+	ck_assert_int_eq(errno, ESRCH);
+	/* Bound, invalidated, bound again. */
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid, &ev, 0), 0);
+	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), 0);
+	ck_assert_int_eq(cpc_pctx_invalidate(pctx, lwpid), 0);
+	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ev = v1_event;
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid, &ev, 0), 0);
+	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), 0);
+	return 0;
+}
+
+static int v1_tick(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pid, (void)arg;
+	cpc_event_t ev;
+	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), 0);
+	ck_assert_int_eq(ev.ce_cpuver, v1_event.ce_cpuver);
+	ck_assert_uint_gt(ev.ce_pic[0], 0);
+	ck_assert_uint_gt(ev.ce_tsc, 0);
+	v1_samples_ok++;
+	return 0;
+}
+
+static int v1_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pid, (void)arg;
+	cpc_event_t ev;
+	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), 0);
+	ck_assert_int_eq(cpc_pctx_rele(pctx, lwpid), 0);
+	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_pctx_rele(pctx, lwpid), 0);
+	return 0;
+}
+
+START_TEST(v1_pctx_interfaces)
+{
+	const char *argv[] = { target, "spin", "150", NULL };
+	int cpuver = cpc_getcpuver();
+	ck_assert_int_eq(cpc_strtoevent(cpuver,
+			     "pic0=task-clock,pic1=page-faults", &v1_event),
+	    0);
+	pctx_t *pctx = pctx_create(target, (char *const *)argv, NULL, 0,
+	    errfn);
+	ck_assert_ptr_nonnull(pctx);
+	ck_assert_int_eq(pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, v1_init,
+			     PCTX_FINI_LWP_EVENT, v1_fini, PCTX_NULL_EVENT), 0);
+	v1_samples_ok = 0;
+	capture_errors();
+	ck_assert_int_eq(pctx_run(pctx, 40, 0, v1_tick), 0);
+	ck_assert_int_ge(v1_samples_ok, 1);
+	pctx_release(pctx);
+	/* Without libpctx's context. */
+	cpc_event_t ev = v1_event;
+	ck_assert_int_eq(cpc_pctx_take_sample(NULL, 1, &ev), -1);
+	ck_assert_int_eq(cpc_pctx_rele(NULL, 1), 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("pctx");
+	TCase *tc = tcase_create("libpctx");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, counts_of_a_known_workload);
+	tcase_add_test(tc, threads_are_followed);
+	tcase_add_test(tc, fork_not_followed);
+	tcase_add_test(tc, fork_followed);
+	tcase_add_test(tc, exec_is_followed);
+	tcase_add_test(tc, exec_from_a_thread);
+	tcase_add_test(tc, exec_ends_tracking);
+	tcase_add_test(tc, terminate_releases);
+	tcase_add_test(tc, nsamples_ends_the_run);
+	tcase_add_test(tc, capture_a_running_process);
+	tcase_add_test(tc, capture_refused);
+	tcase_add_test(tc, create_errors);
+	tcase_add_test(tc, bind_pctx_errors);
+	tcase_add_test(tc, v1_pctx_interfaces);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,101 @@
+/*
+ * The version 1 system-wide interfaces (cpc_shared_*): counting on the
+ * processor the caller is bound to, privilege, and errors.
+ */
+
+#include <check.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+
+#include "testutil.h"
+
+static void bind_to_cpu0(void)
+{
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+
+START_TEST(counts_on_a_processor)
+{
+	cpc_event_t ev, a, b;
+	if (geteuid() != 0) {
+		printf("SKIP counts_on_a_processor: needs root\n");
+		return;
+	}
+	capture_errors();
+	int fd = cpc_shared_open();
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(),
+			     "cpu-clock,context-switches,sys", &ev), 0);
+	/* Not yet bound to one processor. */
+	cpu_set_t all;
+	sched_getaffinity(0, sizeof(all), &all);
+	if (CPU_COUNT(&all) > 1) {
+		ck_assert_int_eq(cpc_shared_bind_event(fd, &ev, 0), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_ptr_nonnull(strstr(captured_errors(),
+		    "must first be bound to one processor"));
+	}
+	bind_to_cpu0();
+	ck_assert_int_eq(cpc_shared_bind_event(fd, &ev, 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_shared_bind_event(fd, &ev, 0), 0);
+	ck_assert_int_eq(cpc_shared_take_sample(fd, &a), 0);
+	usleep(30000);
+	ck_assert_int_eq(cpc_shared_take_sample(fd, &b), 0);
+	/* The processor's clock runs whoever runs on it, sleeping or not. */
+	ck_assert_uint_ge(b.ce_pic[0] - a.ce_pic[0], 20000000);
+	ck_assert_uint_ge(b.ce_pic[1] - a.ce_pic[1], 1);	/* we slept */
+	ck_assert_uint_gt(b.ce_tsc, a.ce_tsc);
+	ck_assert(b.ce_hrt > a.ce_hrt);
+	ck_assert_int_eq(b.ce_cpuver, ev.ce_cpuver);
+	ck_assert_int_eq(cpc_shared_rele(fd), 0);
+	ck_assert_int_eq(cpc_shared_take_sample(fd, &a), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_shared_bind_event(fd, NULL, 0), 0);
+	int fds = count_open_fds();
+	cpc_shared_close(fd);
+	ck_assert_int_eq(count_open_fds(), fds - 1);
+	ck_assert_int_eq(cpc_shared_rele(fd), -1);
+	ck_assert_int_eq(cpc_shared_bind_event(-5, &ev, 0), -1);
+}
+END_TEST
+
+START_TEST(unprivileged_is_refused)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		int fd = cpc_shared_open();
+		_exit(fd == -1 && errno == EACCES ? 0 : 1);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("shared");
+	TCase *tc = tcase_create("shared");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, counts_on_a_processor);
+	tcase_add_test(tc, unprivileged_is_refused);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
