@@ -1,0 +1,28 @@
+/*
+ * Reading a counter without a system call: the perf_event mmap page
+ * protocol (sequence lock, counter index, width and offset), with the
+ * rdpmc instruction.  See perf_event_open(2), "mmap layout".
+ */
+#ifndef LIBCPC_RDPMC_H
+#define LIBCPC_RDPMC_H
+
+#include <linux/perf_event.h>
+#include <stdint.h>
+
+/* Reads hardware counter idx (the page's index - 1). */
+typedef uint64_t (*cpc_rdpmc_fn)(uint32_t idx);
+
+/* The rdpmc instruction. */
+uint64_t cpc_rdpmc_insn(uint32_t idx);
+
+/*
+ * Reads the count of the event whose user page is pg: offset plus the
+ * sign-extended pmc_width-bit counter, retried while the kernel changes
+ * the page.  Returns 0, or -1 when user-space reading is not possible now
+ * (rdpmc not allowed, or the event is not on a counter: index 0); the
+ * caller then falls back to read().  Async-signal-safe.
+ */
+int cpc_rdpmc_read(const volatile struct perf_event_mmap_page *pg,
+    cpc_rdpmc_fn rdpmc, uint64_t *count);
+
+#endif
