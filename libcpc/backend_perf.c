@@ -19,12 +19,16 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "libcpc.h"
 #include "backend.h"
+#include "cpuinfo.h"
+#include "rdpmc.h"
 
 /* Where request i's value comes from. */
 #define SLOT_CLOCK 0xff		/* the group's time_enabled */
@@ -42,6 +46,8 @@ struct perf_lwp {
 	 * preset minus the raw count at a rearm (perf_rearm). */
 	uint64_t offset[CPC_MAX_REQS];
 	uint64_t time_base;	/* time_enabled at the last rearm */
+	/* With rdpmc: the user pages of fd[0..nfd-1], one after another. */
+	unsigned char *pages;
 };
 
 _Static_assert(sizeof(struct perf_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -191,9 +197,20 @@ static int open_dummy_leader(const struct target *t, unsigned how)
 	return open_request(&dummy, t, -1, how);
 }
 
+#define PAGE 4096
+
+static void unmap_pages(struct perf_lwp *p)
+{
+	if (p->pages != NULL) {
+		munmap(p->pages, (size_t)p->nfd * PAGE);
+		p->pages = NULL;
+	}
+}
+
 static void perf_release(void *priv)
 {
 	struct perf_lwp *p = priv;
+	unmap_pages(p);
 	while (p->nnotify > 0)
 		close(p->notify[--p->nnotify]);
 	/* Members before the leader. */
@@ -266,13 +283,93 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 	return 0;
 }
 
+/*
+ * Can user space rdpmc here?  Only with a hardware PMU that lets it
+ * (cap_user_rdpmc) and a TSC-based time (cap_user_time).  Probed once.
+ */
+static _Atomic int rdpmc_state;	/* 0 unknown, 1 yes, 2 no */
+
+static int read_pages(const struct perf_lwp *p, struct group_read *gr);
+
+static int rdpmc_usable(void)
+{
+	int st = atomic_load(&rdpmc_state);
+	if (st != 0)
+		return st == 1;
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	int ok = 0;
+	int fd = perf_open(&attr, &this_thread, -1);
+	if (fd >= 0) {
+		void *pg = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+		if (pg != MAP_FAILED) {
+			const volatile struct perf_event_mmap_page *u = pg;
+			ok = u->cap_user_rdpmc && u->cap_user_time;
+			munmap(pg, PAGE);
+		}
+		close(fd);
+	}
+	atomic_store(&rdpmc_state, ok ? 1 : 2);
+	return ok;
+}
+
+/*
+ * Maps the user pages of a group of hardware events, so that samples
+ * need no system call; keeps them only if a read through them agrees
+ * with read() (else this process stops trying).
+ */
+static void map_pages(struct perf_lwp *p, const struct cpc_reqset *set)
+{
+	int hardware = 0;
+	for (unsigned i = 0; i < set->nreqs; i++)
+		hardware |= set->req[i].sel.type != PERF_TYPE_SOFTWARE;
+	if (!hardware || !rdpmc_usable())
+		return;
+	size_t len = (size_t)p->nfd * PAGE;
+	unsigned char *base = mmap(NULL, len, PROT_NONE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED)
+		return;
+	for (unsigned i = 0; i < p->nfd; i++) {
+		if (mmap(base + (size_t)i * PAGE, PAGE, PROT_READ,
+			MAP_SHARED | MAP_FIXED, p->fd[i], 0) == MAP_FAILED) {
+			munmap(base, len);
+			return;
+		}
+		(void)*(volatile unsigned char *)(base + (size_t)i * PAGE);
+	}
+	p->pages = base;
+	struct group_read by_pages, by_read;
+	if (read_pages(p, &by_pages) != 0 ||
+	    read(p->fd[0], &by_read, sizeof(by_read)) <= 0)
+		return;	/* not on counters now: reads fall back */
+	for (unsigned i = 0; i < p->nreqs; i++) {
+		unsigned s = p->slot[i];
+		if (s != SLOT_CLOCK &&
+		    (by_pages.values[s] > by_read.values[s] ||
+			by_read.values[s] - by_pages.values[s] > 100000000)) {
+			unmap_pages(p);
+			atomic_store(&rdpmc_state, 2);
+			return;
+		}
+	}
+}
+
 static int perf_bind(void *priv, const struct cpc_reqset *set,
     unsigned bflags, int *bad)
 {
 	unsigned how = 0;
 	if (bflags & CPC_BACKEND_START_FROZEN)
 		how = OPEN_DISABLED | OPEN_NO_SAMPLING;
-	return open_set(priv, set, &this_thread, how, bad);
+	int rc = open_set(priv, set, &this_thread, how, bad);
+	if (rc == 0)
+		map_pages(priv, set);
+	return rc;
 }
 
 int cpc_perf_task_open(void *priv, const struct cpc_reqset *set, pid_t tid,
@@ -289,6 +386,53 @@ int cpc_perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
 	return open_set(priv, set, &t, OPEN_NO_SAMPLING, bad);
 }
 
+/*
+ * The thread's enabled time from a user page: the page's time_enabled
+ * plus the TSC time since the kernel last wrote it.  0, or -1.
+ */
+static int page_enabled_time(const volatile struct perf_event_mmap_page *pg,
+    uint64_t *enabled)
+{
+	uint32_t seq;
+	uint64_t value;
+	do {
+		seq = pg->lock;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!pg->cap_user_time)
+			return -1;
+		uint64_t cyc = cpc_rdtsc();
+		uint16_t shift = pg->time_shift;
+		uint32_t mult = pg->time_mult;
+		uint64_t quot = cyc >> shift;
+		uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
+		value = pg->time_enabled + pg->time_offset + quot * mult +
+		    ((rem * mult) >> shift);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (pg->lock != seq);
+	*enabled = value;
+	return 0;
+}
+
+/* Reads the group without a system call: 0, or -1 to use read(). */
+static int read_pages(const struct perf_lwp *p, struct group_read *gr)
+{
+	const volatile struct perf_event_mmap_page *pg;
+	for (unsigned i = 0; i < p->nreqs; i++) {
+		unsigned s = p->slot[i];
+		if (s == SLOT_CLOCK)
+			continue;
+		pg = (const volatile void *)(p->pages + (size_t)s * PAGE);
+		if (cpc_rdpmc_read(pg, cpc_rdpmc_insn, &gr->values[s]) != 0)
+			return -1;
+	}
+	pg = (const volatile void *)p->pages;
+	if (page_enabled_time(pg, &gr->time_enabled) != 0)
+		return -1;
+	gr->time_running = gr->time_enabled;
+	gr->nr = p->nfd;
+	return 0;
+}
+
 static int perf_sample(void *priv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
@@ -297,6 +441,14 @@ static int perf_sample(void *priv, uint64_t *vals, unsigned n,
 
 	if (p->nfd == 0 || n > p->nreqs)
 		return -EINVAL;
+	if (p->pages != NULL && read_pages(p, &gr) == 0) {
+		for (unsigned i = 0; i < n; i++)
+			vals[i] = p->offset[i] + (p->slot[i] == SLOT_CLOCK
+							 ? gr.time_enabled - p->time_base
+							 : gr.values[p->slot[i]]);
+		*ontime_ns = gr.time_enabled - p->time_base;
+		return 0;
+	}
 	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
 	/*
 	 * A pinned group the kernel could not schedule is put in error
