@@ -330,6 +330,37 @@ static void bench_reads(void)
 	raw_group_close(&g);
 }
 
+/*
+ * Hardware events, where the machine has a PMU: sampling may then use
+ * rdpmc through the perf user pages, without a system call.
+ */
+static void bench_hardware(void)
+{
+	struct cpc_bound b;
+	b.set = cpc_set_create(cpc);
+	if (cpc_set_add_request(cpc, b.set, "PAPI_tot_ins", 0, CPC_COUNT_USER,
+		0, NULL) < 0 ||
+	    cpc_set_add_request(cpc, b.set, "PAPI_tot_cyc", 0, CPC_COUNT_USER,
+		0, NULL) < 0 ||
+	    (b.buf = cpc_buf_create(cpc, b.set)) == NULL ||
+	    cpc_bind_curlwp(cpc, b.set, 0) != 0) {
+		printf("cpcbench: hardware events not available here (no "
+		       "hardware PMU): rdpmc sampling not measured\n");
+		missing("set_sample_hw_2ev");
+		cpc_set_destroy(cpc, b.set);
+		return;
+	}
+	struct op ops[1] = { { "set_sample_hw_2ev", op_set_sample, &b, NULL } };
+	time_ops(ops, 1, batch);
+	uint64_t c0 = __builtin_ia32_rdtsc();
+	for (int i = 0; i < 10000; i++)
+		op_set_sample(&b);
+	printf("RDPMC_SAMPLE_CYCLES %.0f\n",
+	    (double)(__builtin_ia32_rdtsc() - c0) / 10000);
+	cpc_unbind(cpc, b.set);
+	cpc_set_destroy(cpc, b.set);
+}
+
 static void bench_bind(void)
 {
 	int two = 2;
@@ -577,6 +608,7 @@ int main(int argc, char **argv)
 	    cpc_cciname(cpc));
 
 	bench_reads();
+	bench_hardware();
 	bench_bind();
 	bench_overflow();
 	bench_inherit();
