@@ -164,6 +164,76 @@ static void cpc_user_uncharge(struct cpc_user *user)
 }
 
 /* ------------------------------------------------------------------ */
+/* Static-key anchors                                                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The kernel enables the code of each software event kind (page faults,
+ * context switches, ...) with a static key, which it live-patches into
+ * kernel text whenever the number of such events goes from 0 to 1 or
+ * back: a system-wide text_poke with three synchronising IPIs to every
+ * CPU.  Binding and releasing would do that over and over (and under
+ * qemu's TCG it can even hang the guest).  While any file is open, one
+ * disabled CPU-bound counter per kind used so far keeps the key enabled.
+ */
+static DEFINE_MUTEX(cpc_anchor_lock);
+static struct perf_event *cpc_anchor[PERF_COUNT_SW_MAX];
+static unsigned int cpc_open_files;
+
+static void cpc_anchor_get(u32 kind, u64 config)
+{
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+
+	/* The clocks have their own PMUs and no static key. */
+	if (kind != CPC_KEV_SOFTWARE || config >= PERF_COUNT_SW_MAX ||
+	    config == PERF_COUNT_SW_CPU_CLOCK ||
+	    config == PERF_COUNT_SW_TASK_CLOCK)
+		return;
+
+	mutex_lock(&cpc_anchor_lock);
+	if (!cpc_anchor[config] && cpc_open_files) {
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = config;
+		attr.disabled = 1;
+		attr.exclude_kernel = 1;
+		attr.exclude_hv = 1;
+		ev = perf_event_create_kernel_counter(&attr,
+						      raw_smp_processor_id(),
+						      NULL, NULL, NULL);
+		if (!IS_ERR(ev))
+			cpc_anchor[config] = ev;
+	}
+	mutex_unlock(&cpc_anchor_lock);
+}
+
+static void cpc_anchor_file_opened(void)
+{
+	mutex_lock(&cpc_anchor_lock);
+	cpc_open_files++;
+	mutex_unlock(&cpc_anchor_lock);
+}
+
+/* The last file closed: let the keys go. */
+static void cpc_anchor_file_closed(void)
+{
+	unsigned int i;
+
+	mutex_lock(&cpc_anchor_lock);
+	if (--cpc_open_files == 0) {
+		for (i = 0; i < PERF_COUNT_SW_MAX; i++) {
+			if (cpc_anchor[i]) {
+				perf_event_release_kernel(cpc_anchor[i]);
+				cpc_anchor[i] = NULL;
+			}
+		}
+	}
+	mutex_unlock(&cpc_anchor_lock);
+}
+
+/* ------------------------------------------------------------------ */
 /* Sets                                                                 */
 /* ------------------------------------------------------------------ */
 
@@ -337,6 +407,7 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 		if (!(r->flags & (CPC_KREQ_USER | CPC_KREQ_SYSTEM)))
 			continue;
 
+		cpc_anchor_get(r->kind, r->config);
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		attr.type = cpc_perf_type(r->kind);
@@ -556,6 +627,7 @@ void cpc_file_init(struct cpc_file *cf, struct file *file,
 	xa_init(&cf->ctxs);
 	cf->file = file;
 	cf->user = user;
+	cpc_anchor_file_opened();
 }
 
 static void cpc_ctx_drop_set(struct cpc_file *cf, struct cpc_set **setp)
@@ -879,6 +951,7 @@ void cpc_file_destroy(struct cpc_file *cf)
 	mutex_unlock(&cf->lock);
 	xa_destroy(&cf->ctxs);
 	mutex_destroy(&cf->lock);
+	cpc_anchor_file_closed();
 }
 
 /**

@@ -23,6 +23,8 @@
 
 struct cpc_backend {
 	const char *name;
+	/* 1 if the kernel itself sends the Solaris-form SIGEMT (kmod). */
+	int kernel_sends_sigemt;
 	/*
 	 * Binds set to the calling LWP using the zeroed or released state
 	 * priv.  Returns 0, or -errno with *bad set to the index of the

@@ -229,6 +229,7 @@ static void kmod_group_close(void *gpriv)
 
 const struct cpc_backend cpc_kmod_backend = {
 	.name = "kmod",
+	.kernel_sends_sigemt = 1,
 	.bind = kmod_bind,
 	.sample = kmod_sample,
 	.release = kmod_release,

@@ -67,8 +67,11 @@ static void add_p5_flags(struct strbuf *sb, uint32_t cesr)
 
 	add_flag(sb, "nouser", !usr[0], !usr[1]);
 	add_flag(sb, "sys", os[0], os[1]);
-	add_flag(sb, "noedge", clk[0] && (usr[0] || os[0]),
-	    clk[1] && (usr[1] || os[1]));
+	/*
+	 * Written even for a counter that counts in no mode (Solaris leaves
+	 * it out there), so that the string gives back the same CESR.
+	 */
+	add_flag(sb, "noedge", clk[0], clk[1]);
 	add_flag(sb, "pc", pc[0], pc[1]);
 }
 

@@ -41,6 +41,9 @@ struct lwpctx {
 
 static __thread struct lwpctx lwp __attribute__((tls_model("initial-exec")));
 
+/* si_errno of the SIGEMT libcpc sends a new LWP itself ("CPC!"). */
+#define INHERITED_EMT_MARK 0x43504321
+
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
@@ -86,16 +89,51 @@ static void release_all(struct lwpctx *c)
 }
 
 /* A thread that exits while bound gives its counters back. */
+/*
+ * Every LWP context that has been bound, so that a fork child can close
+ * the counters of the parent's other threads too (their thread-local
+ * storage is still in the child's memory).  Lock-free slots: binding is
+ * async-signal-safe.  LWPs beyond the table's size are not found there.
+ */
+#define CONTEXTS_MAX 4096
+static struct lwpctx *_Atomic contexts[CONTEXTS_MAX];
+
+static void remember(struct lwpctx *c)
+{
+	for (int i = 0; i < CONTEXTS_MAX; i++) {
+		struct lwpctx *expect = NULL;
+		if (atomic_compare_exchange_strong(&contexts[i], &expect, c))
+			return;
+	}
+}
+
+static void forget(struct lwpctx *c)
+{
+	for (int i = 0; i < CONTEXTS_MAX; i++) {
+		struct lwpctx *expect = c;
+		if (atomic_compare_exchange_strong(&contexts[i], &expect, NULL))
+			return;
+	}
+}
+
 static void on_thread_exit(void *arg)
 {
 	struct lwpctx *c = arg;
 	release_all(c);
 	c->member = 0;
+	forget(c);
 }
 
-/* A fork child has no binding: its copies of the parent's fds go. */
+/* A fork child has no binding: the copies of all the parent's fds go. */
 static void on_fork_child(void)
 {
+	for (int i = 0; i < CONTEXTS_MAX; i++) {
+		struct lwpctx *c = atomic_exchange(&contexts[i], NULL);
+		if (c != NULL && c != &lwp) {
+			release_all(c);
+			c->member = 0;
+		}
+	}
 	on_thread_exit(&lwp);
 	lwp.registered = 0;
 }
@@ -218,6 +256,7 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 		c->owner = owner;
 		if (!c->registered && exit_key_ok) {
 			pthread_setspecific(exit_key, c);
+			remember(c);
 			c->registered = 1;
 		}
 	} else {
@@ -384,9 +423,27 @@ int cpc_lwp_overflow(const siginfo_t *si)
 {
 	struct lwpctx *c = &lwp;
 
-	/* A signal that lands while this LWP is (re)binding is not ours. */
-	if ((c->gen & 1) || !c->counting || !c->be->is_overflow(c->priv, si))
+	/*
+	 * A notification (si_code > 0: only the kernel sends those) that
+	 * lands while this LWP is rebinding belongs to the counters being
+	 * replaced: dropped, not passed on half-formed.
+	 */
+	/* Our own SIGEMT for a new LWP that inherited an overflow context. */
+	if (si->si_code == EMT_CPCOVF && si->si_errno == INHERITED_EMT_MARK)
 		return CPC_OVF_NOT_OURS;
+	if (c->gen & 1)
+		return si->si_code > 0 ? CPC_OVF_STALE : CPC_OVF_NOT_OURS;
+	if (!c->counting || !c->be->is_overflow(c->priv, si)) {
+		/*
+		 * A kernel notification of counters already released (it was
+		 * pending while they were closed) is stale too, unless the
+		 * backend's kernel sends the Solaris signal itself.
+		 */
+		const struct cpc_backend *be = cpc_backend_get(NULL);
+		if (si->si_code > 0 && be != NULL && !be->kernel_sends_sigemt)
+			return CPC_OVF_STALE;
+		return CPC_OVF_NOT_OURS;
+	}
 	if (c->frozen)
 		return CPC_OVF_DUPLICATE;
 	c->be->freeze(c->priv);
@@ -447,6 +504,7 @@ void cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc)
 		memset(&si, 0, sizeof(si));
 		si.si_signo = SIGEMT;
 		si.si_code = EMT_CPCOVF;
+		si.si_errno = INHERITED_EMT_MARK;
 		si.si_addr = start_pc;
 		syscall(SYS_rt_tgsigqueueinfo, getpid(),
 		    (pid_t)syscall(SYS_gettid), SIGEMT, &si);

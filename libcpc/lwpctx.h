@@ -87,7 +87,7 @@ int cpc_lwp_restart(void);
  */
 int cpc_lwp_enable(int on);
 
-enum { CPC_OVF_NOT_OURS, CPC_OVF_NEW, CPC_OVF_DUPLICATE };
+enum { CPC_OVF_NOT_OURS, CPC_OVF_NEW, CPC_OVF_DUPLICATE, CPC_OVF_STALE };
 
 /*
  * In the SIGEMT handler: is si the overflow notification of the calling

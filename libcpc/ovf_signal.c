@@ -68,8 +68,9 @@ static void emt_handler(int sig, siginfo_t *si, void *uc)
 		deliver(&info, uc);
 		break;
 	}
-	case CPC_OVF_DUPLICATE:
-		break;	/* Solaris posts one SIGEMT per freeze */
+	case CPC_OVF_DUPLICATE:	/* Solaris posts one SIGEMT per freeze */
+	case CPC_OVF_STALE:	/* for counters being replaced */
+		break;
 	default:
 		deliver(si, uc);
 		break;

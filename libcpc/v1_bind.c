@@ -208,14 +208,16 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	/*
 	 * The new binding replaces the old one; an inheritance group
 	 * aggregate survives a rebind of the same events with inheritance.
+	 * v1.bound stays set meanwhile: an overflow handler that runs just
+	 * before or after the core's change must still be able to sample.
 	 */
-	v1.bound = 0;
 	struct cpc_inherit inh;
 	if (flags & CPC_BIND_LWP_INHERIT)
 		describe_inheritance(&inh, ev, flags);
 	int rc = cpc_lwp_bind(&set, (unsigned)flags, &inh, &v1_owner, &bad,
 	    &why);
 	if (rc != 0) {
+		v1.bound = 0;
 		report_bind_error(ev, -rc, bad, why);
 		return fail(-rc == ENOENT ? EINVAL : -rc);
 	}

@@ -135,6 +135,9 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	r->event = strndup(event, CPC_MAX_EVENT_LEN - 1);
 	r->attrs = copy_attrs(nattrs, attrs);
 	if (r->event == NULL || r->attrs == NULL) {
+		if (r->attrs != NULL)
+			for (uint_t i = 0; i < nattrs; i++)
+				free(r->attrs[i].ca_name);
 		free(r->attrs);
 		free(r->event);
 		free(r);

@@ -16,6 +16,10 @@
 #                  (default: ${XDG_CACHE_HOME:-$HOME/.cache}/libcpc-kmod)
 #   QEMU_TIMEOUT   seconds before the guest counts as hung (default 300)
 #   QEMU_SMP       guest CPUs (default 2)
+#   KMOD_APPEND    extra kernel command line (e.g. "loglevel=7" to see the
+#                  stack traces that "quiet" hides)
+#   KMOD_TEST_ARGS extra kmod_test arguments (e.g. "--only test_stress
+#                  --repeat 20")
 #
 # Exit status: 0 pass, 1 fail, 77 skip (tools or kernel missing).
 # Only the guest's marker "KMOD-GUEST-RESULT: PASS" means a pass: qemu exits
@@ -130,8 +134,10 @@ chmod 1777 "$root/tmp"
 cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cp "$build/mod/cpc.ko" "$build/kmod_test" "$root/"
+printf 'TEST_ARGS="%s"\n' "${KMOD_TEST_ARGS:-}" >"$root/test-args"
 cat >"$root/init" <<'EOF'
 #!/bin/sh
+. /test-args
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -148,8 +154,7 @@ for round in 1 2; do
 		break
 	fi
 	for mode in "" --user; do
-		/kmod_test $mode >/tmp/test.log 2>&1
-		cat /tmp/test.log
+		/kmod_test $mode $TEST_ARGS 2>&1 | tee /tmp/test.log
 		grep -q '^KMOD-TEST-RESULT: PASS$' /tmp/test.log || ok=0
 	done
 	if rmmod cpc; then
@@ -183,7 +188,7 @@ set +e
 timeout -k 5 "${QEMU_TIMEOUT:-300}" qemu-system-x86_64 -accel tcg -cpu max \
 	-smp "${QEMU_SMP:-2}" -m 512M -nographic -nodefaults -serial stdio \
 	-no-reboot -kernel "$kernel" -initrd "$build/initramfs.cpio.gz" \
-	-append 'console=ttyS0 quiet panic=-1 oops=panic' \
+	-append "console=ttyS0 quiet panic=-1 oops=panic ${KMOD_APPEND:-}" \
 	</dev/null >"$log" 2>&1
 rc=$?
 set -e
