@@ -125,16 +125,16 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 
 /* Checks an event and its flags, and builds the request set. */
 int cpc_v1_build_set(const cpc_event_t *ev, int flags,
-    struct cpc_reqset *set)
+    struct cpc_reqset *set, const char *fn)
 {
 	int family = cpc_platform_family(ev->ce_cpuver);
 
 	if (family == CPC_FAMILY_NONE) {
-		cpc_report(FN_BIND, "unknown cpuver %d\n", ev->ce_cpuver);
+		cpc_report(fn, "unknown cpuver %d\n", ev->ce_cpuver);
 		return EINVAL;
 	}
 	if (family == CPC_FAMILY_P5) {
-		cpc_report(FN_BIND,
+		cpc_report(fn,
 		    "Pentium (P5) events cannot be counted on this processor\n");
 		return EINVAL;
 	}
@@ -144,17 +144,17 @@ int cpc_v1_build_set(const cpc_event_t *ev, int flags,
 		uint32_t pes = ev->ce_pes[i];
 		struct cpc_req *r = &set->req[i];
 		if ((pes & PES_INT) && (pes & PES_OS)) {
-			cpc_report(FN_BIND,
+			cpc_report(fn,
 			    "pic%d: 'int' cannot be combined with 'sys'\n", i);
 			return EINVAL;
 		}
 		if ((pes & PES_INT) && !(flags & CPC_BIND_EMT_OVF)) {
-			cpc_report(FN_BIND,
+			cpc_report(fn,
 			    "pic%d: 'int' requires CPC_BIND_EMT_OVF\n", i);
 			return EINVAL;
 		}
 		if (cpc_pes_evsel(ev->ce_cpuver, pes, &r->sel) != 0) {
-			cpc_report(FN_BIND, "pic%d: invalid event selection "
+			cpc_report(fn, "pic%d: invalid event selection "
 			    "0x%x\n", i, pes);
 			return EINVAL;
 		}
@@ -195,7 +195,7 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 		cpc_report(FN_BIND, "invalid flags 0x%x\n", (unsigned)flags);
 		return bind_failed(EINVAL);
 	}
-	int err = cpc_v1_build_set(ev, flags, &set);
+	int err = cpc_v1_build_set(ev, flags, &set, FN_BIND);
 	if (err != 0)
 		return bind_failed(err);
 	if (flags & CPC_BIND_EMT_OVF) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "libcpc.h"
+#include "v1.h"
 #include "backend.h"
 #include "error.h"
 #include "pes.h"
@@ -74,39 +75,13 @@ void cpc_pctx_v1_forget(pctx_t *pctx)
 static int build_set(const cpc_event_t *ev, struct cpc_reqset *set,
     const char *fn)
 {
-	int family = cpc_platform_family(ev->ce_cpuver);
-
-	if (family == CPC_FAMILY_NONE) {
-		cpc_report(fn, "unknown cpuver %d\n", ev->ce_cpuver);
-		return EINVAL;
-	}
-	if (family == CPC_FAMILY_P5) {
-		cpc_report(fn, "Pentium (P5) events cannot be counted on this "
-			       "processor\n");
-		return EINVAL;
-	}
-	memset(set, 0, sizeof(*set));
-	set->nreqs = 2;
-	for (int i = 0; i < 2; i++) {
-		uint32_t pes = ev->ce_pes[i];
-		struct cpc_req *r = &set->req[i];
-		if (pes & PES_INT) {
+	for (int i = 0; i < 2; i++)
+		if (ev->ce_pes[i] & PES_INT) {
 			cpc_report(fn, "pic%d: 'int' is not available for "
 			    "process contexts\n", i);
 			return EINVAL;
 		}
-		if (cpc_pes_evsel(ev->ce_cpuver, pes, &r->sel) != 0) {
-			cpc_report(fn, "pic%d: invalid event selection 0x%x\n",
-			    i, pes);
-			return EINVAL;
-		}
-		r->preset = ev->ce_pic[i];
-		if (pes & PES_USR)
-			r->flags |= CPC_COUNT_USER;
-		if (pes & PES_OS)
-			r->flags |= CPC_COUNT_SYSTEM;
-	}
-	return 0;
+	return cpc_v1_build_set(ev, 0, set, fn);
 }
 
 /* Explains why counting could not start in LWP lwpid. */

@@ -141,7 +141,7 @@ int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 		    "to one processor (processor_bind, sched_setaffinity)\n");
 		return fail(EINVAL);
 	}
-	int err = cpc_v1_build_set(event, 0, &set);
+	int err = cpc_v1_build_set(event, 0, &set, "shared_bind_event");
 	if (err != 0)
 		return fail(err);
 	release(s);
