@@ -59,6 +59,12 @@ struct cpc_backend {
 	/* 0 if counting the given set would be allowed here, else -errno. */
 	int (*probe)(const struct cpc_reqset *set);
 	/*
+	 * Counting set in another thread tid (process contexts), without
+	 * overflow notification; then sample and release apply.
+	 */
+	int (*task_open)(void *priv, const struct cpc_reqset *set, pid_t tid,
+	    int *bad);
+	/*
 	 * The aggregate of an inheritance group: counts of the calling LWP
 	 * and of every LWP created after this call by it or its descendants,
 	 * live or exited (presets and overflow flags are ignored).

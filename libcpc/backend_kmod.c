@@ -19,6 +19,7 @@ static int kmod_fd = -1;
 
 struct kmod_lwp {
 	unsigned nreqs;
+	pid_t tid;	/* 0: the calling thread; else a process context's */
 };
 
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -104,10 +105,9 @@ static int find_bad_request(const struct cpc_kbind *all, int err)
 	return -1;
 }
 
-static int kmod_bind(void *priv, const struct cpc_reqset *set,
-    unsigned bflags, int *bad)
+static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
+    unsigned bflags, pid_t tid, int *bad)
 {
-	struct kmod_lwp *p = priv;
 	struct cpc_kbind kb;
 
 	*bad = -1;
@@ -118,21 +118,40 @@ static int kmod_bind(void *priv, const struct cpc_reqset *set,
 	    bad);
 	if (rc != 0)
 		return rc;
+	kb.tid = tid;
 	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0) {
 		int err = errno;
-		*bad = find_bad_request(&kb, err);
+		*bad = tid == 0 ? find_bad_request(&kb, err) : -1;
 		return -err;
 	}
 	p->nreqs = set->nreqs;
+	p->tid = tid;
 	return 0;
 }
 
-static int sample_ioctl(unsigned long cmd, uint64_t *vals, unsigned n,
-    uint64_t *ontime_ns)
+static int kmod_bind(void *priv, const struct cpc_reqset *set,
+    unsigned bflags, int *bad)
+{
+	return bind_tid(priv, set, bflags, 0, bad);
+}
+
+/* Counting in another thread (process contexts): the module checks it. */
+static int kmod_task_open(void *priv, const struct cpc_reqset *set,
+    pid_t tid, int *bad)
+{
+	struct cpc_reqset plain = *set;
+	for (unsigned i = 0; i < plain.nreqs; i++)
+		plain.req[i].flags &= ~CPC_OVF_NOTIFY_EMT;
+	return bind_tid(priv, &plain, 0, tid, bad);
+}
+
+static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
+    unsigned n, uint64_t *ontime_ns)
 {
 	struct cpc_ksample ks;
 	memset(&ks, 0, sizeof(ks));
 	ks.abi = CPC_KMOD_ABI;
+	ks.tid = tid;
 	if (ioctl(kmod_fd, cmd, &ks) != 0)
 		/* EIO: a pinned counter could not be scheduled, the context
 		 * is lost (EAGAIN to the caller, as on Solaris). */
@@ -147,15 +166,16 @@ static int sample_ioctl(unsigned long cmd, uint64_t *vals, unsigned n,
 static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
-	(void)priv;
-	return sample_ioctl(CPC_KIOC_SAMPLE, vals, n, ontime_ns);
+	struct kmod_lwp *p = priv;
+	return sample_ioctl(CPC_KIOC_SAMPLE, p->tid, vals, n, ontime_ns);
 }
 
-static void target_ioctl(unsigned long cmd)
+static void target_ioctl(unsigned long cmd, pid_t tid)
 {
 	struct cpc_ktarget kt;
 	memset(&kt, 0, sizeof(kt));
 	kt.abi = CPC_KMOD_ABI;
+	kt.tid = tid;
 	(void)ioctl(kmod_fd, cmd, &kt);
 }
 
@@ -163,7 +183,7 @@ static void kmod_release(void *priv)
 {
 	struct kmod_lwp *p = priv;
 	p->nreqs = 0;
-	target_ioctl(CPC_KIOC_RELE);
+	target_ioctl(CPC_KIOC_RELE, p->tid);
 }
 
 /* 1 if an overflow froze the binding (the module tells at sample). */
@@ -218,13 +238,13 @@ static int kmod_group_sample(void *gpriv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
 	(void)gpriv;
-	return sample_ioctl(CPC_KIOC_GROUP_SAMPLE, vals, n, ontime_ns);
+	return sample_ioctl(CPC_KIOC_GROUP_SAMPLE, 0, vals, n, ontime_ns);
 }
 
 static void kmod_group_close(void *gpriv)
 {
 	(void)gpriv;
-	target_ioctl(CPC_KIOC_GROUP_CLOSE);
+	target_ioctl(CPC_KIOC_GROUP_CLOSE, 0);
 }
 
 const struct cpc_backend cpc_kmod_backend = {
@@ -237,6 +257,7 @@ const struct cpc_backend cpc_kmod_backend = {
 	.freeze = kmod_freeze,
 	.frozen = kmod_frozen,
 	.probe = kmod_probe,
+	.task_open = kmod_task_open,
 	.group_open = kmod_group_open,
 	.group_sample = kmod_group_sample,
 	.group_close = kmod_group_close,

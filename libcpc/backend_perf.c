@@ -574,6 +574,7 @@ const struct cpc_backend cpc_perf_backend = {
 	.is_overflow = perf_is_overflow,
 	.freeze = perf_freeze,
 	.probe = perf_probe,
+	.task_open = cpc_perf_task_open,
 	.group_open = perf_group_open,
 	.group_sample = perf_sample,
 	.group_close = perf_release,

@@ -234,6 +234,13 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 	/* Calibrate the TSC once, before anything counts. */
 	(void)cpc_tsc_khz();
 
+	/* Known before it holds counters: a fork child must find it. */
+	if (!c->registered) {
+		if (exit_key_ok)
+			pthread_setspecific(exit_key, c);
+		remember(c);
+		c->registered = 1;
+	}
 	begin_change(c);
 	/* Keep the counters only for the same events, flags and backend. */
 	if (!c->bound || c->be != be ||
@@ -254,11 +261,6 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 	if (rc == 0) {
 		c->bound = 1;
 		c->owner = owner;
-		if (!c->registered && exit_key_ok) {
-			pthread_setspecific(exit_key, c);
-			remember(c);
-			c->registered = 1;
-		}
 	} else {
 		stop_counters(c);
 		close_group(c);

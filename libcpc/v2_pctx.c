@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "cpuinfo.h"
@@ -92,17 +93,28 @@ int cpc_pctx_target(pctx_t *pctx, __id_t id, pid_t *tid)
 	return 0;
 }
 
+/*
+ * Process contexts count through perf (perf_event_open on the target
+ * thread), whatever the backend of the process's own LWPs: they need the
+ * permission perf_event_paranoid gives for another thread.
+ */
+static const struct cpc_backend *pctx_backend(void)
+{
+	return &cpc_perf_backend;
+}
+
 int cpc_pctx_open(void *priv, const struct cpc_reqset *set, pid_t tid,
     int *bad)
 {
 	(void)cpc_tsc_khz();
-	return cpc_perf_task_open(priv, set, tid, bad);
+	memset(priv, 0, CPC_BACKEND_PRIV_SIZE);
+	return pctx_backend()->task_open(priv, set, tid, bad);
 }
 
 int cpc_pctx_read(void *priv, uint64_t *vals, unsigned n, uint64_t *tick)
 {
 	uint64_t ns = 0;
-	int rc = cpc_perf_backend.sample(priv, vals, n, &ns);
+	int rc = pctx_backend()->sample(priv, vals, n, &ns);
 	if (rc != 0)
 		return rc;
 	*tick = (uint64_t)((unsigned __int128)ns * cpc_tsc_khz() / 1000000u);
@@ -111,7 +123,7 @@ int cpc_pctx_read(void *priv, uint64_t *vals, unsigned n, uint64_t *tick)
 
 void cpc_pctx_close(void *priv)
 {
-	cpc_perf_backend.release(priv);
+	pctx_backend()->release(priv);
 }
 
 static int fail(int err)

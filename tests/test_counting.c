@@ -274,9 +274,9 @@ START_TEST(hrtime_is_monotonic_time)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	hrtime_t mono2 = (hrtime_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	hrtime_t h2 = gethrtime();
-	/* Rates agree to better than 0.1%. */
+	/* Rates agree (to 1%: emulators' TSCs calibrate less well). */
 	double rate = (double)(h2 - h) / (double)(mono2 - mono);
-	ck_assert_msg(rate > 0.999 && rate < 1.001, "rate %f", rate);
+	ck_assert_msg(rate > 0.99 && rate < 1.01, "rate %f", rate);
 }
 END_TEST
 

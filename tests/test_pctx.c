@@ -5,6 +5,8 @@
  * with cpc_bind_pctx (version 2) and cpc_pctx_* (version 1).
  */
 #include <check.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -293,16 +295,17 @@ END_TEST
 
 START_TEST(exec_is_followed)
 {
-	const char *steps[] = { "spin", "30", "exec", target, "spin", "100",
+	const char *steps[] = { "spin", "200", "exec", target, "spin", "100",
 		"exit", "4", NULL };
 	pctx_t *pctx = run_target(steps, 0);
 	ck_assert_str_eq(log_, "init 0;fini 0;exec;init 0;fini 0;exit 0;");
 	ck_assert_int_eq(exec_pid, lwps[0].pid);
 	ck_assert_ptr_nonnull(strstr(exec_args, "pctx_target spin 100 exit 4"));
 	ck_assert_int_eq(exit_status, 4);
-	/* The new image counts from zero: 100 ms, not 130. */
+	/* The new image counts from zero: 100 ms, not 300 (emulated
+	 * machines add their own overhead to the 100). */
 	ck_assert_uint_ge(lwps[0].ns, 95000000u);
-	ck_assert_uint_lt(lwps[0].ns, 125000000u);
+	ck_assert_uint_lt(lwps[0].ns, 200000000u);
 	pctx_release(pctx);
 }
 END_TEST
@@ -594,12 +597,37 @@ START_TEST(v1_pctx_interfaces)
 }
 END_TEST
 
+/* May this user count with perf at all (perf_event_paranoid)? */
+static int perf_allowed(void)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.exclude_kernel = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pctx");
 	TCase *tc = tcase_create("libpctx");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
+	if (!perf_allowed()) {
+		/* Process contexts count through perf: refused here. */
+		printf("SKIP counting tests of test_pctx: perf_event_paranoid "
+		       "refuses perf to this user\n");
+		tcase_add_test(tc, capture_refused);
+		tcase_add_test(tc, create_errors);
+		suite_add_tcase(s, tc);
+		return s;
+	}
 	tcase_add_test(tc, counts_of_a_known_workload);
 	tcase_add_test(tc, threads_are_followed);
 	tcase_add_test(tc, fork_not_followed);

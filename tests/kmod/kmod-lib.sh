@@ -271,7 +271,7 @@ kmod_boot() {
 	local -a cmd=(
 		"${KMOD_QEMU:-qemu-system-x86_64}"
 		-accel "${KMOD_ACCEL:-tcg}" -cpu "${KMOD_CPU:-max}"
-		-smp "${KMOD_SMP:-2}" -m "${KMOD_MEM:-1G}"
+		-smp "${KMOD_SMP:-1}" -m "${KMOD_MEM:-1G}"
 		-display none -nodefaults -no-reboot
 		-serial "file:$work/console.log"
 		-serial "file:$work/data.log"

@@ -534,11 +534,16 @@ static void *group_thread(void *arg)
 	struct cpc_ksample s;
 	long i = (long)arg;
 
-	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	int err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	if (err != 0)
+		printf("# group thread %ld: BIND failed, err %d\n", i, err);
 	touch_pages(500);
 	spin_ms(5);
-	if (sample(fd, CPC_KIOC_SAMPLE, 0, &s) == 0)
+	err = sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	if (err == 0)
 		group_thread_faults[i] = s.vals[0];
+	else
+		printf("# group thread %ld: SAMPLE failed, err %d\n", i, err);
 	target(fd, CPC_KIOC_RELE, 0);
 	return NULL;
 }
