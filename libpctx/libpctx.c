@@ -580,7 +580,13 @@ static int exits_alone(pctx_t *p, struct lwp *l)
 	long nr = task_syscall(p->pid, l->tid);
 	if (nr >= 0)
 		return nr == SYS_exit;
-	/* Without /proc's answer: do the others live on? */
+	/*
+	 * Without /proc's answer: the leader's end is taken as the
+	 * process's (an exec by another LWP replaces it); for the others,
+	 * do the others live on?
+	 */
+	if (l->tid == p->pid)
+		return 0;
 	if (WIFSIGNALED((int)event_msg(l->tid)))
 		return 0;
 	for (struct lwp *o = p->lwps; o != NULL; o = o->next)

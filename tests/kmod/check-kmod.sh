@@ -107,6 +107,19 @@ else
 	fi
 fi
 
+# The random and mutated requests of kmod_fuzz (static as well).
+kmod_fuzz=$top_builddir/tests/kmod/kmod_fuzz
+kmod_fuzz_src=$top_srcdir/tests/kmod/kmod_fuzz.c
+kmod_fuzz_ok=0
+rm -f "$kmod_fuzz"
+# shellcheck disable=SC2086 # CC may carry options
+if [ -f "$kmod_fuzz_src" ] && $cc -static -O2 -Wall -pthread \
+	-I"$kmod_src" -o "$kmod_fuzz" "$kmod_fuzz_src"; then
+	kmod_fuzz_ok=1
+else
+	echo "check-kmod: FAIL: cannot build $kmod_fuzz (static)"
+fi
+
 kmod_kernel
 echo "check-kmod: booting $KERNEL"
 
@@ -143,22 +156,28 @@ q_args=$(kmod_quote ${KMOD_INSMOD_ARGS:-})
 job "vm_insmod insmod /vmrun/cpc.ko $q_args|| { vm_summary CHECK-KMOD; vm_mark \"DONE \$VM_FAILS\"; poweroff -f; }"
 expect insmod c
 
-# (a) kmod_test.
+# (a) kmod_test, then kmod_fuzz for a bounded time (FUZZ_SECONDS, 10).
 if [ "$kmod_test_ok" = 1 ]; then
 	mk+=(--file "$kmod_test")
 	run kmod_test.root a root "$kmod_test"
 	run kmod_test.user a user "$kmod_test" --user
 fi
+if [ "$kmod_fuzz_ok" = 1 ]; then
+	mk+=(--file "$kmod_fuzz")
+	run kmod_fuzz.root a root "$kmod_fuzz" "${FUZZ_SECONDS:-10}"
+	run kmod_fuzz.user a user "$kmod_fuzz" "${FUZZ_SECONDS:-10}"
+else
+	expect kmod_fuzz.build a
+fi
 
 # (b) the Check programs, then the examples through tests/example.sh.
 # Programs the Check programs start (found through $top_builddir) go in
 # at their host paths.
-for p in "$top_builddir"/tests/pctx_target; do
-	if [ -f "$p" ] && [ -x "$p" ]; then
-		kmod_real_program "$p"
-		mk+=(--file "$kmod_prog")
-	fi
-done
+p=$top_builddir/tests/pctx_target
+if [ -f "$p" ] && [ -x "$p" ]; then
+	kmod_real_program "$p"
+	mk+=(--file "$kmod_prog")
+fi
 for p in "${check_progs[@]}"; do
 	kmod_real_program "$p"
 	mk+=(--file "$kmod_prog")
