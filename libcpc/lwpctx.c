@@ -1,6 +1,7 @@
 /* The calling LWP's binding, in thread-local storage. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,8 +48,26 @@ static __thread struct lwpctx lwp __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static int exit_key_ok;
 
+/*
+ * fork() waits until no LWP is changing its binding, and changes wait
+ * while a fork is under way, so that a fork child never holds counters
+ * opened but not yet recorded (it releases all recorded ones).  No lock:
+ * changes happen in signal handlers too.
+ */
+static _Atomic int changing;	/* LWPs in the middle of a change */
+static _Atomic int forking;
+static __thread sigset_t fork_saved_mask;
+
 static void begin_change(struct lwpctx *c)
 {
+	for (;;) {
+		atomic_fetch_add(&changing, 1);
+		if (!atomic_load(&forking))
+			break;
+		atomic_fetch_sub(&changing, 1);
+		while (atomic_load(&forking))
+			sched_yield();
+	}
 	c->gen++;
 	atomic_signal_fence(memory_order_seq_cst);
 }
@@ -57,6 +76,24 @@ static void end_change(struct lwpctx *c)
 {
 	atomic_signal_fence(memory_order_seq_cst);
 	c->gen++;
+	atomic_fetch_sub(&changing, 1);
+}
+
+/* Before fork: no signal here, and no change anywhere, until it is done. */
+static void on_fork_prepare(void)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &fork_saved_mask);
+	atomic_store(&forking, 1);
+	while (atomic_load(&changing) > 0)
+		sched_yield();
+}
+
+static void on_fork_parent(void)
+{
+	atomic_store(&forking, 0);
+	pthread_sigmask(SIG_SETMASK, &fork_saved_mask, NULL);
 }
 
 static void stop_counters(struct lwpctx *c)
@@ -127,6 +164,8 @@ static void on_thread_exit(void *arg)
 /* A fork child has no binding: the copies of all the parent's fds go. */
 static void on_fork_child(void)
 {
+	atomic_store(&changing, 0);
+	atomic_store(&forking, 0);
 	for (int i = 0; i < CONTEXTS_MAX; i++) {
 		struct lwpctx *c = atomic_exchange(&contexts[i], NULL);
 		if (c != NULL && c != &lwp) {
@@ -136,12 +175,13 @@ static void on_fork_child(void)
 	}
 	on_thread_exit(&lwp);
 	lwp.registered = 0;
+	pthread_sigmask(SIG_SETMASK, &fork_saved_mask, NULL);
 }
 
 __attribute__((constructor)) static void lwpctx_init(void)
 {
 	exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
-	pthread_atfork(NULL, NULL, on_fork_child);
+	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
 }
 
 /* A fingerprint of the events and modes of a set (not presets, not EMT). */
