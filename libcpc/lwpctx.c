@@ -329,11 +329,6 @@ const void *cpc_lwp_owner(void)
 	return lwp.bound ? lwp.owner : NULL;
 }
 
-static uint64_t ns_to_ticks(uint64_t ns)
-{
-	return cpc_ns_to_tsc(ns);
-}
-
 int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 {
 	struct lwpctx *c = &lwp;
@@ -347,7 +342,7 @@ int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 		uint64_t ns = 0;
 		if (c->counting) {
 			rc = c->be->sample(c->priv, vals, n, &ns);
-			ns = c->tsc_carry + ns_to_ticks(ns);
+			ns = c->tsc_carry + cpc_ns_to_tsc(ns);
 		} else {
 			memcpy(vals, c->stopped, n * sizeof(vals[0]));
 			ns = c->stopped_tsc;
@@ -376,7 +371,7 @@ int cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 		if (c->gen != g)
 			continue;
 		if (rc == 0 && tsc != NULL)
-			*tsc = ns_to_ticks(ns);
+			*tsc = cpc_ns_to_tsc(ns);
 		return rc;
 	}
 }

@@ -117,7 +117,7 @@ int cpc_pctx_read(void *priv, uint64_t *vals, unsigned n, uint64_t *tick)
 	int rc = pctx_backend()->sample(priv, vals, n, &ns);
 	if (rc != 0)
 		return rc;
-	*tick = (uint64_t)((unsigned __int128)ns * cpc_tsc_khz() / 1000000u);
+	*tick = cpc_ns_to_tsc(ns);
 	return 0;
 }
 
