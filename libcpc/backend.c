@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backends.h"
 #include "safefmt.h"
 
 static const struct cpc_backend *chosen;
@@ -38,4 +38,21 @@ const struct cpc_backend *cpc_backend_get(const char **why)
 	if (chosen == NULL && why != NULL)
 		*why = chosen_why;
 	return chosen;
+}
+
+const struct cpc_backend *cpc_backend_for(enum cpc_scope scope,
+    const char **why)
+{
+	const struct cpc_backend *be = cpc_backend_get(why);
+	switch (scope) {
+	case CPC_SCOPE_TASK:
+		return be != NULL && be->task_open != NULL ? be
+							   : &cpc_perf_backend;
+	case CPC_SCOPE_CPU:
+		return be != NULL && be->cpu_open != NULL ? be
+							  : &cpc_perf_backend;
+	case CPC_SCOPE_LWP:
+	default:
+		return be;
+	}
 }

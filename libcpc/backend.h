@@ -59,10 +59,18 @@ struct cpc_backend {
 	/* 0 if counting the given set would be allowed here, else -errno. */
 	int (*probe)(const struct cpc_reqset *set);
 	/*
-	 * Counting set in another thread tid (process contexts), without
-	 * overflow notification; then sample and release apply.
+	 * Optional: counting set in another thread tid (process contexts),
+	 * without overflow notification; then sample and release apply.
+	 * NULL when the backend cannot (see cpc_backend_for).
 	 */
 	int (*task_open)(void *priv, const struct cpc_reqset *set, pid_t tid,
+	    int *bad);
+	/*
+	 * Optional: counting set system-wide on one processor cpu (all its
+	 * tasks), without overflow notification; then sample and release
+	 * apply.  NULL when the backend cannot.
+	 */
+	int (*cpu_open)(void *priv, const struct cpc_reqset *set, int cpu,
 	    int *bad);
 	/*
 	 * The aggregate of an inheritance group: counts of the calling LWP
@@ -77,33 +85,34 @@ struct cpc_backend {
 	void (*group_close)(void *gpriv);
 };
 
-extern const struct cpc_backend cpc_perf_backend;
-extern const struct cpc_backend cpc_kmod_backend;
-
-/*
- * System-wide counting of set on one CPU with perf (cpc_bind_cpu): opens
- * into priv (CPC_BACKEND_PRIV_SIZE bytes); then cpc_perf_backend.sample
- * and .release apply.  0 or -errno.
- */
-int cpc_perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
-    int *bad);
-
-/*
- * Counting of set in another thread `tid` (of a process the caller may
- * ptrace), for process contexts (cpc_bind_pctx): like cpc_perf_cpu_open,
- * without overflow notification.  0 or -errno.
- */
-int cpc_perf_task_open(void *priv, const struct cpc_reqset *set, pid_t tid,
-    int *bad);
-
-/* Opens the kernel module's device for the kmod backend: 0 or -errno. */
-int cpc_kmod_open(void);
-
 /*
  * The backend chosen for this process: LIBCPC_BACKEND=perf|kmod, or by
  * default the kernel module when its device exists, else perf.  Returns
  * NULL (with *why set) when the requested backend is unavailable.
  */
 const struct cpc_backend *cpc_backend_get(const char **why);
+
+/* What a binding counts. */
+enum cpc_scope {
+	CPC_SCOPE_LWP,	/* the calling LWP (bind, group_open) */
+	CPC_SCOPE_TASK,	/* another thread: process contexts (task_open) */
+	CPC_SCOPE_CPU,	/* one processor (cpu_open) */
+};
+
+/*
+ * The backend that serves a scope: the chosen one (cpc_backend_get) for
+ * LWPs; for the other scopes the chosen one when it has the operation,
+ * else perf, which serves every scope.  The kernel module serves LWPs
+ * only:
+ *  - process contexts: the module keeps one context per thread, so a
+ *    controller's binding of a target thread would replace the target's
+ *    own libcpc binding (and the target's would replace it), where
+ *    Solaris keeps them apart; perf keeps a controller's events apart
+ *    from the target's, and governs them with perf_event_paranoid.
+ *  - processors: the module has no system-wide counting.
+ * NULL (with *why set) only for LWPs when no backend is available.
+ */
+const struct cpc_backend *cpc_backend_for(enum cpc_scope scope,
+    const char **why);
 
 #endif

@@ -12,14 +12,14 @@
 #include <unistd.h>
 
 #include "libcpc.h"
-#include "backend.h"
+#include "backends.h"
 #include "cpc_kmod.h"
 
 static int kmod_fd = -1;
 
 struct kmod_lwp {
 	unsigned nreqs;
-	pid_t tid;	/* 0: the calling thread; else a process context's */
+	pid_t tid;	/* 0: the calling thread (see backend.h on process contexts) */
 };
 
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -135,16 +135,6 @@ static int kmod_bind(void *priv, const struct cpc_reqset *set,
 	return bind_tid(priv, set, bflags, 0, bad);
 }
 
-/* Counting in another thread (process contexts): the module checks it. */
-static int kmod_task_open(void *priv, const struct cpc_reqset *set,
-    pid_t tid, int *bad)
-{
-	struct cpc_reqset plain = *set;
-	for (unsigned i = 0; i < plain.nreqs; i++)
-		plain.req[i].flags &= ~CPC_OVF_NOTIFY_EMT;
-	return bind_tid(priv, &plain, 0, tid, bad);
-}
-
 static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
     unsigned n, uint64_t *ontime_ns)
 {
@@ -257,7 +247,6 @@ const struct cpc_backend cpc_kmod_backend = {
 	.freeze = kmod_freeze,
 	.frozen = kmod_frozen,
 	.probe = kmod_probe,
-	.task_open = kmod_task_open,
 	.group_open = kmod_group_open,
 	.group_sample = kmod_group_sample,
 	.group_close = kmod_group_close,

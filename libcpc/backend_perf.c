@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "libcpc.h"
-#include "backend.h"
+#include "backends.h"
 #include "cpuinfo.h"
 #include "rdpmc.h"
 
@@ -372,45 +372,23 @@ static int perf_bind(void *priv, const struct cpc_reqset *set,
 	return rc;
 }
 
-int cpc_perf_task_open(void *priv, const struct cpc_reqset *set, pid_t tid,
+static int perf_task_open(void *priv, const struct cpc_reqset *set, pid_t tid,
     int *bad)
 {
 	struct target t = { tid, -1 };
 	return open_set(priv, set, &t, OPEN_NO_SAMPLING, bad);
 }
 
-int cpc_perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
+static int perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
     int *bad)
 {
 	struct target t = { -1, cpu };
 	return open_set(priv, set, &t, OPEN_NO_SAMPLING, bad);
 }
 
-/*
- * The thread's enabled time from a user page: the page's time_enabled
- * plus the TSC time since the kernel last wrote it.  0, or -1.
- */
-static int page_enabled_time(const volatile struct perf_event_mmap_page *pg,
-    uint64_t *enabled)
+static uint64_t read_tsc(void)
 {
-	uint32_t seq;
-	uint64_t value;
-	do {
-		seq = pg->lock;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!pg->cap_user_time)
-			return -1;
-		uint64_t cyc = cpc_rdtsc();
-		uint16_t shift = pg->time_shift;
-		uint32_t mult = pg->time_mult;
-		uint64_t quot = cyc >> shift;
-		uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
-		value = pg->time_enabled + pg->time_offset + quot * mult +
-		    ((rem * mult) >> shift);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (pg->lock != seq);
-	*enabled = value;
-	return 0;
+	return cpc_rdtsc();
 }
 
 /* Reads the group without a system call: 0, or -1 to use read(). */
@@ -426,7 +404,7 @@ static int read_pages(const struct perf_lwp *p, struct group_read *gr)
 			return -1;
 	}
 	pg = (const volatile void *)p->pages;
-	if (page_enabled_time(pg, &gr->time_enabled) != 0)
+	if (cpc_rdpmc_time_enabled(pg, read_tsc, &gr->time_enabled) != 0)
 		return -1;
 	gr->time_running = gr->time_enabled;
 	gr->nr = p->nfd;
@@ -574,7 +552,8 @@ const struct cpc_backend cpc_perf_backend = {
 	.is_overflow = perf_is_overflow,
 	.freeze = perf_freeze,
 	.probe = perf_probe,
-	.task_open = cpc_perf_task_open,
+	.task_open = perf_task_open,
+	.cpu_open = perf_cpu_open,
 	.group_open = perf_group_open,
 	.group_sample = perf_sample,
 	.group_close = perf_release,

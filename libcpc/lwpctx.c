@@ -1,5 +1,6 @@
 /* The calling LWP's binding, in thread-local storage. */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -266,7 +267,7 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
     unsigned bflags, const struct cpc_inherit *inh, const void *owner,
     int *bad, const char **why)
 {
-	const struct cpc_backend *be = cpc_backend_get(why);
+	const struct cpc_backend *be = cpc_backend_for(CPC_SCOPE_LWP, why);
 
 	*bad = -1;
 	if (be == NULL)
@@ -322,6 +323,22 @@ int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
 	if (!(bflags & CPC_BIND_LWP_INHERIT))
 		c->member = 0;
 	return bind_locked(c, set, bflags, inh, owner, bad, why);
+}
+
+int cpc_lwp_probe(const char **why)
+{
+	const struct cpc_backend *be = cpc_backend_for(CPC_SCOPE_LWP, why);
+	struct cpc_reqset set;
+
+	if (be == NULL)
+		return -ENXIO;
+	/* A user-mode software event: what every binding can rely on. */
+	memset(&set, 0, sizeof(set));
+	set.nreqs = 1;
+	set.req[0].sel.type = PERF_TYPE_SOFTWARE;
+	set.req[0].sel.config = PERF_COUNT_SW_TASK_CLOCK;
+	set.req[0].flags = CPC_COUNT_USER;
+	return be->probe(&set);
 }
 
 const void *cpc_lwp_owner(void)
@@ -474,10 +491,11 @@ int cpc_lwp_overflow(const siginfo_t *si)
 		/*
 		 * A kernel notification of counters already released (it was
 		 * pending while they were closed) is stale too, unless the
-		 * backend's kernel sends the Solaris signal itself.
+		 * context's backend's kernel sends the Solaris signal itself.
+		 * (An LWP that never bound has no counters to be stale.)
 		 */
-		const struct cpc_backend *be = cpc_backend_get(NULL);
-		if (si->si_code > 0 && be != NULL && !be->kernel_sends_sigemt)
+		if (si->si_code > 0 && c->be != NULL &&
+		    !c->be->kernel_sends_sigemt)
 			return CPC_OVF_STALE;
 		return CPC_OVF_NOT_OURS;
 	}

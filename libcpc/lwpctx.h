@@ -48,6 +48,13 @@ int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
     const struct cpc_inherit *inh, const void *owner, int *bad,
     const char **why);
 
+/*
+ * Can this process count at all (a user-mode software event, what every
+ * binding can rely on)?  0, -ENXIO (with *why) when no backend is
+ * available, or the backend's -errno.
+ */
+int cpc_lwp_probe(const char **why);
+
 /* The owner tag of the calling LWP's binding, or NULL if unbound. */
 const void *cpc_lwp_owner(void);
 

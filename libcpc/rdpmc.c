@@ -37,3 +37,28 @@ int cpc_rdpmc_read(const volatile struct perf_event_mmap_page *pg,
 	*count = value;
 	return 0;
 }
+
+int cpc_rdpmc_time_enabled(const volatile struct perf_event_mmap_page *pg,
+    cpc_rdtsc_fn rdtsc, uint64_t *enabled)
+{
+	uint32_t seq;
+	uint64_t value;
+
+	do {
+		seq = pg->lock;
+		atomic_signal_fence(memory_order_acquire);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!pg->cap_user_time)
+			return -1;
+		uint64_t cyc = rdtsc();
+		uint16_t shift = pg->time_shift;
+		uint32_t mult = pg->time_mult;
+		uint64_t quot = cyc >> shift;
+		uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
+		value = pg->time_enabled + pg->time_offset + quot * mult +
+		    ((rem * mult) >> shift);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (pg->lock != seq);
+	*enabled = value;
+	return 0;
+}

@@ -1,7 +1,8 @@
 /*
  * Reading a counter without a system call: the perf_event mmap page
  * protocol (sequence lock, counter index, width and offset), with the
- * rdpmc instruction.  See perf_event_open(2), "mmap layout".
+ * rdpmc instruction; and the page's enabled time, from the TSC.  The one
+ * implementation of the user-page protocol.  See perf_event_open(2), "mmap layout".
  */
 #ifndef LIBCPC_RDPMC_H
 #define LIBCPC_RDPMC_H
@@ -24,5 +25,17 @@ uint64_t cpc_rdpmc_insn(uint32_t idx);
  */
 int cpc_rdpmc_read(const volatile struct perf_event_mmap_page *pg,
     cpc_rdpmc_fn rdpmc, uint64_t *count);
+
+/* Reads the time stamp counter. */
+typedef uint64_t (*cpc_rdtsc_fn)(void);
+
+/*
+ * The event's enabled time from its user page: the page's time_enabled
+ * plus the TSC time since the kernel last wrote it, under the same
+ * sequence lock.  Returns 0, or -1 when the page gives no user time
+ * (cap_user_time clear).  Async-signal-safe.
+ */
+int cpc_rdpmc_time_enabled(const volatile struct perf_event_mmap_page *pg,
+    cpc_rdtsc_fn rdtsc, uint64_t *enabled);
 
 #endif

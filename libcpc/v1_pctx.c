@@ -1,7 +1,7 @@
 /*
  * The version 1 process-context interfaces (cpc_pctx_*): counting in the
  * LWPs of a process controlled through libpctx, from the controlling
- * process (see v2_pctx.c).
+ * process, on the core's process contexts (pctxctx.h).
  *
  * The bindings are kept here, one per (context, LWP), until
  * cpc_pctx_rele, a rebind, or the release of the context by libpctx.
@@ -17,11 +17,10 @@
 
 #include "libcpc.h"
 #include "v1.h"
-#include "backend.h"
 #include "error.h"
+#include "pctxctx.h"
 #include "pes.h"
 #include "platform_events.h"
-#include "v2.h"
 
 struct v1_pctx_binding {
 	struct v1_pctx_binding *next;
@@ -30,7 +29,7 @@ struct v1_pctx_binding {
 	int invalid;
 	int cpuver;
 	uint32_t pes[2];
-	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
+	struct cpc_pctxctx ctx;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -56,11 +55,12 @@ static void drop(struct v1_pctx_binding **bp)
 {
 	struct v1_pctx_binding *b = *bp;
 	*bp = b->next;
-	cpc_pctx_close(b->priv);
+	cpc_pctx_close(&b->ctx);
 	free(b);
 }
 
-void cpc_pctx_v1_forget(pctx_t *pctx)
+/* Drops the bindings of a context libpctx is releasing. */
+static void forget(pctx_t *pctx)
 {
 	pthread_mutex_lock(&lock);
 	for (struct v1_pctx_binding **bp = &bindings; *bp != NULL;)
@@ -120,6 +120,8 @@ static int target(const char *fn, pctx_t *pctx, __id_t lwpid, pid_t *tid)
 {
 	int rc = cpc_pctx_target(pctx, lwpid, tid);
 	if (rc == 0)
+		rc = cpc_pctx_on_release(forget);
+	if (rc == 0)
 		return 0;
 	if (rc == -ENOTSUP)
 		cpc_report(fn, "libpctx is not loaded in this process\n");
@@ -158,7 +160,7 @@ int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
 	struct v1_pctx_binding *b = calloc(1, sizeof(*b));
 	if (b == NULL)
 		return fail(ENOMEM);
-	int rc = cpc_pctx_open(b->priv, &set, tid, &bad);
+	int rc = cpc_pctx_open(&b->ctx, &set, tid, &bad);
 	if (rc != 0) {
 		free(b);
 		report_open_error(fn, event, lwpid, -rc, bad);
@@ -191,7 +193,7 @@ int cpc_pctx_take_sample(pctx_t *pctx, __id_t lwpid, cpc_event_t *event)
 	struct v1_pctx_binding **bp = find(pctx, lwpid);
 	int rc = bp == NULL ? -EINVAL
 	    : (*bp)->invalid ? -EAGAIN
-			     : cpc_pctx_read((*bp)->priv, vals, 2, &tick);
+			     : cpc_pctx_read(&(*bp)->ctx, vals, 2, &tick);
 	if (rc == 0) {
 		memset(event, 0, sizeof(*event));
 		event->ce_cpuver = (*bp)->cpuver;

@@ -2,23 +2,21 @@
  * The version 1 system-wide interfaces: cpc_shared_open, _bind_event,
  * _take_sample, _rele and _close.  As on Solaris, the caller binds itself
  * to one processor first (processor_bind, here sched_setaffinity) and
- * counts everything that runs there, with per-CPU perf events; that needs
+ * counts everything that runs there, on the core's processor contexts
+ * (cpuctx.h: per-CPU perf events); that needs
  * CAP_PERFMON or perf_event_paranoid <= 0.  The descriptor returned names
  * the shared context; unlike Solaris, opening it does not invalidate the
  * per-LWP contexts of other processes.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "libcpc.h"
-#include "backend.h"
-#include "cpuinfo.h"
+#include "cpuctx.h"
 #include "error.h"
 #include "v1.h"
 
@@ -28,8 +26,7 @@ struct shared {
 	int fd;			/* -1: free slot */
 	int bound;
 	cpc_event_t ev;
-	uint64_t tsc_at_bind;
-	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
+	struct cpc_cpuctx ctx;
 };
 
 static struct shared shared[SHARED_MAX] = { [0 ... SHARED_MAX - 1] = {
@@ -52,26 +49,9 @@ static struct shared *lookup(int fd)
 	return NULL;
 }
 
-/* May this process count on a whole processor? */
-static int cpu_counting_allowed(void)
-{
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	int cpu = sched_getcpu();
-	int fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu < 0 ? 0 : cpu,
-	    -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
-}
-
 int cpc_shared_open(void)
 {
-	int rc = cpu_counting_allowed();
+	int rc = cpc_cpu_probe();
 	if (rc != 0) {
 		if (rc == -EACCES || rc == -EPERM) {
 			cpc_report("shared_open", "counting on a processor needs "
@@ -116,7 +96,7 @@ static int bound_processor(void)
 static void release(struct shared *s)
 {
 	if (s->bound) {
-		cpc_perf_backend.release(s->priv);
+		cpc_cpu_close(&s->ctx);
 		s->bound = 0;
 	}
 }
@@ -145,8 +125,7 @@ int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 	if (err != 0)
 		return fail(err);
 	release(s);
-	(void)cpc_tsc_khz();
-	int rc = cpc_perf_cpu_open(s->priv, &set, cpu, &bad);
+	int rc = cpc_cpu_open(&s->ctx, &set, cpu, &bad);
 	if (rc != 0) {
 		if (rc == -ENOENT || rc == -EOPNOTSUPP) {
 			cpc_report("shared_bind_event", "pic%d: event cannot be "
@@ -156,24 +135,23 @@ int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 		return fail(-rc == EPERM ? EACCES : -rc);
 	}
 	s->ev = *event;
-	s->tsc_at_bind = cpc_rdtsc();
 	s->bound = 1;
 	return 0;
 }
 
 int cpc_shared_take_sample(int fd, cpc_event_t *event)
 {
-	uint64_t vals[2], ns;
+	uint64_t vals[2], tick;
 	struct shared *s = lookup(fd);
 
 	if (s == NULL || event == NULL || !s->bound)
 		return fail(EINVAL);
-	int rc = cpc_perf_backend.sample(s->priv, vals, 2, &ns);
+	int rc = cpc_cpu_sample(&s->ctx, vals, 2, &tick);
 	if (rc != 0)
 		return fail(-rc);
 	event->ce_cpuver = s->ev.ce_cpuver;
 	event->ce_hrt = gethrtime();
-	event->ce_tsc = cpc_rdtsc() - s->tsc_at_bind;
+	event->ce_tsc = tick;
 	event->ce_pic[0] = vals[0];
 	event->ce_pic[1] = vals[1];
 	return 0;

@@ -11,6 +11,9 @@
 #include "libcpc.h"
 #include "reqset.h"
 
+struct cpc_cpuctx;
+struct cpc_pctxctx;
+
 enum v2_set_state { V2_UNBOUND, V2_BOUND_LWP, V2_BOUND_CPU, V2_BOUND_PCTX };
 
 struct v2_req {
@@ -33,7 +36,8 @@ struct __cpc_set {
 	struct v2_req *reqs;
 	int nreqs;
 	volatile int state;	/* enum v2_set_state */
-	void *bound_priv;	/* CPU or pctx binding (v2_cpu.c, v2_pctx.c) */
+	struct cpc_cpuctx *bound_cpu;	/* V2_BOUND_CPU (v2_cpu.c) */
+	struct cpc_pctxctx *bound_pctx;	/* V2_BOUND_PCTX (v2_pctx.c) */
 };
 
 struct __cpc_buf {
@@ -93,33 +97,18 @@ int v2_known_attr(cpc_t *cpc, const char *name);
 int v2_apply_attrs(cpc_t *cpc, struct cpc_req *req, int plain,
     int nattrs, const cpc_attr_t *attrs, int *err);
 
-/* CPU-bound sets (v2_cpu.c): sample (0 or -errno) and release. */
-int v2_cpu_sample(cpc_set_t *set, cpc_buf_t *buf);
-void v2_cpu_unbind(cpc_set_t *set);
+/*
+ * Reports the first problem found when the requests of set were added
+ * (for binding function fn): 0, or -1 with errno set.
+ */
+int v2_check_reqs(cpc_t *cpc, const cpc_set_t *set, const char *fn);
 
 /*
- * Process contexts (v2_pctx.c, v1_pctx.c).  cpc_pctx_target checks that
- * LWP id belongs to pctx and gives its thread: 0, -ENOTSUP (libpctx not
- * loaded), -EINVAL or -ESRCH.  cpc_pctx_open, _read and _close count a
- * request set in that thread in the backend state priv
- * (CPC_BACKEND_PRIV_SIZE bytes); _read gives the counts and the thread's
- * on-CPU time in TSC ticks (0 or -errno).
+ * The one dispatch on a set's bind state (v2_bind.c): releases whatever
+ * binding the set has (it becomes unbound), and samples it (0 or -errno).
  */
-int cpc_pctx_target(pctx_t *pctx, __id_t id, pid_t *tid);
-int cpc_pctx_open(void *priv, const struct cpc_reqset *set, pid_t tid,
-    int *bad);
-int cpc_pctx_read(void *priv, uint64_t *vals, unsigned n, uint64_t *tick);
-void cpc_pctx_close(void *priv);
-/* Drops the version 1 bindings of a context libpctx is releasing. */
-void cpc_pctx_v1_forget(pctx_t *pctx);
-/* pctx-bound sets: sample (0 or -errno) and release. */
-int v2_pctx_sample(cpc_set_t *set, cpc_buf_t *buf);
-void v2_pctx_unbind(cpc_set_t *set);
-/* Ends the pctx_run of every context a set of cpc is bound in. */
-void v2_pctx_terminate(cpc_t *cpc);
-
-/* Releases whatever binding the set has; it becomes unbound. */
 void v2_unbind_set(cpc_set_t *set);
+int v2_sample_set(cpc_set_t *set, cpc_buf_t *buf);
 
 /* Builds the core request set of a set, in request-index order. */
 void v2_compile(const cpc_set_t *set, struct cpc_reqset *out);

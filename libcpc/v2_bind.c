@@ -7,8 +7,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "cpuctx.h"
 #include "lwpctx.h"
 #include "ovf_signal.h"
+#include "pctxctx.h"
 #include "v2.h"
 
 #define FN_BIND "cpc_bind_curlwp"
@@ -53,14 +57,10 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	if (set == NULL || set->nreqs == 0 ||
 	    (flags & ~(uint_t)CPC_BIND_LWP_INHERIT) != 0)
 		return fail(EINVAL);
-	/* Problems found when the requests were added. */
-	for (struct v2_req *r = set->reqs; r != NULL; r = r->next) {
-		if (r->bind_subcode > 0) {
-			v2_report(cpc, FN_BIND, r->bind_subcode);
-			return fail(r->bind_errno);
-		}
+	if (v2_check_reqs(cpc, set, FN_BIND) != 0)
+		return -1;
+	for (struct v2_req *r = set->reqs; r != NULL; r = r->next)
 		emt |= (r->req.flags & CPC_OVF_NOTIFY_EMT) != 0;
-	}
 	if (emt) {
 		int rc = cpc_ovf_signal_arm();
 		if (rc != 0)
@@ -82,16 +82,67 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	return 0;
 }
 
+/* Problems found when the requests were added. */
+int v2_check_reqs(cpc_t *cpc, const cpc_set_t *set, const char *fn)
+{
+	for (const struct v2_req *r = set->reqs; r != NULL; r = r->next)
+		if (r->bind_subcode > 0) {
+			v2_report(cpc, fn, r->bind_subcode);
+			return fail(r->bind_errno);
+		}
+	return 0;
+}
+
 void v2_unbind_set(cpc_set_t *set)
 {
-	if (set->state == V2_BOUND_LWP && cpc_lwp_owner() == set)
-		(void)cpc_lwp_release();
-	if (set->state == V2_BOUND_CPU)
-		v2_cpu_unbind(set);
-	/* Process contexts (v2_pctx.c). */
-	if (set->state == V2_BOUND_PCTX)
-		v2_pctx_unbind(set);
+	switch (set->state) {
+	case V2_BOUND_LWP:
+		if (cpc_lwp_owner() == set)
+			(void)cpc_lwp_release();
+		break;
+	case V2_BOUND_CPU:
+		cpc_cpu_close(set->bound_cpu);
+		free(set->bound_cpu);
+		set->bound_cpu = NULL;
+		break;
+	case V2_BOUND_PCTX:
+		cpc_pctx_close(set->bound_pctx);
+		free(set->bound_pctx);
+		set->bound_pctx = NULL;
+		break;
+	default:
+		break;
+	}
 	set->state = V2_UNBOUND;
+}
+
+/* Async-signal-safe for sets bound to the calling LWP. */
+int v2_sample_set(cpc_set_t *set, cpc_buf_t *buf)
+{
+	unsigned n = (unsigned)buf->nvals;
+	uint64_t tick = 0;
+	int rc;
+
+	switch (set->state) {
+	case V2_BOUND_LWP:
+		if (cpc_lwp_owner() != set)
+			return -EINVAL;
+		rc = cpc_lwp_sample(buf->vals, n, &tick);
+		break;
+	case V2_BOUND_CPU:
+		rc = cpc_cpu_sample(set->bound_cpu, buf->vals, n, &tick);
+		break;
+	case V2_BOUND_PCTX:
+		rc = cpc_pctx_read(set->bound_pctx, buf->vals, n, &tick);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (rc != 0)
+		return rc;
+	buf->hrtime = gethrtime();
+	buf->tick = tick;
+	return 0;
 }
 
 int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
@@ -107,33 +158,13 @@ int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
 	int saved = errno;
-	uint64_t tick = 0;
 
 	(void)cpc;
 	if (set == NULL || buf == NULL || buf->nvals != set->nreqs)
 		return fail(EINVAL);
-	if (set->state == V2_BOUND_CPU) {
-		int rc = v2_cpu_sample(set, buf);
-		if (rc != 0)
-			return fail(-rc);
-		errno = saved;
-		return 0;
-	}
-	/* Process contexts (v2_pctx.c). */
-	if (set->state == V2_BOUND_PCTX) {
-		int rc = v2_pctx_sample(set, buf);
-		if (rc != 0)
-			return fail(-rc);
-		errno = saved;
-		return 0;
-	}
-	if (set->state != V2_BOUND_LWP || cpc_lwp_owner() != set)
-		return fail(EINVAL);
-	int rc = cpc_lwp_sample(buf->vals, (unsigned)buf->nvals, &tick);
+	int rc = v2_sample_set(set, buf);
 	if (rc != 0)
 		return fail(-rc);
-	buf->hrtime = gethrtime();
-	buf->tick = tick;
 	errno = saved;
 	return 0;
 }

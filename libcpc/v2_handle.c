@@ -4,15 +4,15 @@
  * handler (cpc_seterrhndlr) and cpc_terminate.
  */
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
 #include "error.h"
+#include "lwpctx.h"
 #include "native_events.h"
+#include "pctxctx.h"
 #include "v2.h"
 
 static const char *const subcode_text[] = {
@@ -109,22 +109,11 @@ cpc_t *cpc_open(int ver)
 		errno = EINVAL;
 		return NULL;
 	}
-	const char *why = NULL;
-	const struct cpc_backend *be = cpc_backend_get(&why);
-	if (be == NULL) {
-		errno = ENOSYS;
-		return NULL;
-	}
 	/* Can this process count at all? */
-	struct cpc_reqset probe;
-	memset(&probe, 0, sizeof(probe));
-	probe.nreqs = 1;
-	probe.req[0].sel.type = PERF_TYPE_SOFTWARE;
-	probe.req[0].sel.config = PERF_COUNT_SW_TASK_CLOCK;
-	probe.req[0].flags = CPC_COUNT_USER;
-	int rc = be->probe(&probe);
+	const char *why = NULL;
+	int rc = cpc_lwp_probe(&why);
 	if (rc != 0) {
-		errno = -rc;
+		errno = why != NULL ? ENOSYS : -rc;
 		return NULL;
 	}
 	cpc_t *cpc = calloc(1, sizeof(*cpc));
@@ -185,7 +174,7 @@ void cpc_terminate(cpc_t *cpc)
 {
 	/* Ends the pctx_run of every process context a set is bound in. */
 	if (cpc != NULL)
-		v2_pctx_terminate(cpc);
+		cpc_pctx_terminate_owner(cpc);
 }
 
 int v2_owns_set(cpc_t *cpc, const cpc_set_t *set)

@@ -1,0 +1,17 @@
+/*
+ * The backends themselves: for backend.c, which chooses among them, and
+ * for their own files.  Everything else reaches counters through
+ * cpc_backend_for (backend.h).
+ */
+#ifndef LIBCPC_BACKENDS_H
+#define LIBCPC_BACKENDS_H
+
+#include "backend.h"
+
+extern const struct cpc_backend cpc_perf_backend;
+extern const struct cpc_backend cpc_kmod_backend;
+
+/* Opens the kernel module's device for the kmod backend: 0 or -errno. */
+int cpc_kmod_open(void);
+
+#endif

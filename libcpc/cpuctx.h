@@ -1,0 +1,48 @@
+/*
+ * Processor contexts: counting everything that runs on one processor
+ * (cpc_bind_cpu, and the version 1 cpc_shared_* interfaces), through the
+ * backend that serves processors (cpc_backend_for).  The interface layers
+ * keep one context per binding; this module holds no global state.
+ */
+#ifndef LIBCPC_CPUCTX_H
+#define LIBCPC_CPUCTX_H
+
+#include <sched.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "reqset.h"
+
+struct cpc_cpuctx {
+	const struct cpc_backend *be;	/* NULL: not counting */
+	int pinned;			/* old_affinity to restore at close */
+	cpu_set_t old_affinity;
+	uint64_t tsc_at_bind;
+	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
+};
+
+/*
+ * Binds the calling thread to processor cpu, remembering its affinity for
+ * cpc_cpu_close.  0 or -errno (-EINVAL: no such processor number).
+ */
+int cpc_cpu_pin(struct cpc_cpuctx *c, int cpu);
+
+/*
+ * Starts counting set (overflow notification dropped) on processor cpu
+ * in c, a zeroed or closed context.  0, or -errno with *bad the failing
+ * request (or -1).
+ */
+int cpc_cpu_open(struct cpc_cpuctx *c, const struct cpc_reqset *set, int cpu,
+    int *bad);
+
+/* The n counts and the TSC ticks since open: 0 or -errno. */
+int cpc_cpu_sample(struct cpc_cpuctx *c, uint64_t *vals, unsigned n,
+    uint64_t *tick);
+
+/* Stops counting and restores the pinned thread's affinity; idempotent. */
+void cpc_cpu_close(struct cpc_cpuctx *c);
+
+/* May this process count on the processor it runs on?  0 or -errno. */
+int cpc_cpu_probe(void);
+
+#endif
