@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "backends.h"
 #include "safefmt.h"
 

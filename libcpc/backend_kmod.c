@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "libcpc.h"
+#include "backend.h"
 #include "backends.h"
 #include "cpc_kmod.h"
 

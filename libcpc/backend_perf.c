@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "libcpc.h"
+#include "backend.h"
 #include "backends.h"
 #include "cpuinfo.h"
 #include "rdpmc.h"

@@ -6,7 +6,7 @@
 #ifndef LIBCPC_BACKENDS_H
 #define LIBCPC_BACKENDS_H
 
-#include "backend.h"
+struct cpc_backend;
 
 extern const struct cpc_backend cpc_perf_backend;
 extern const struct cpc_backend cpc_kmod_backend;
