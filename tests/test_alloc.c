@@ -380,7 +380,7 @@ static void add_finish(struct trial *t, int injected)
 		    t->err, v2_messages);
 		ck_assert_int_eq(walked, 0);
 		/*
-		 * Known issue (v2_set.c, cpc_set_add_request): when the copy
+		 * Known issue (v2/set.c, cpc_set_add_request): when the copy
 		 * of the event name fails, the attribute copies made just
 		 * after it are freed without their names.
 		 */

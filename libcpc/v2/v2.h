@@ -36,8 +36,8 @@ struct __cpc_set {
 	struct v2_req *reqs;
 	int nreqs;
 	volatile int state;	/* enum v2_set_state */
-	struct cpc_cpuctx *bound_cpu;	/* V2_BOUND_CPU (v2_cpu.c) */
-	struct cpc_pctxctx *bound_pctx;	/* V2_BOUND_PCTX (v2_pctx.c) */
+	struct cpc_cpuctx *bound_cpu;	/* V2_BOUND_CPU (cpu.c) */
+	struct cpc_pctxctx *bound_pctx;	/* V2_BOUND_PCTX (pctx.c) */
 };
 
 struct __cpc_buf {
@@ -104,7 +104,7 @@ int v2_apply_attrs(cpc_t *cpc, struct cpc_req *req, int plain,
 int v2_check_reqs(cpc_t *cpc, const cpc_set_t *set, const char *fn);
 
 /*
- * The one dispatch on a set's bind state (v2_bind.c): releases whatever
+ * The one dispatch on a set's bind state (bind.c): releases whatever
  * binding the set has (it becomes unbound), and samples it (0 or -errno).
  */
 void v2_unbind_set(cpc_set_t *set);

@@ -1,7 +1,7 @@
 /*
  * cpc_bind_pctx: binding a set to an LWP of a process controlled through
  * libpctx, on the core's process contexts (pctxctx.h); sampling and
- * unbinding such a set go through the state dispatch of v2_bind.c.
+ * unbinding such a set go through the state dispatch of bind.c.
  *
  * On Linux the controlling process counts in the target thread itself (it
  * may, being its tracer), so the counts live in the controller and the

@@ -1,10 +1,10 @@
 /*
  * System-wide counting on one processor: cpc_bind_cpu, on the core's
  * processor contexts (cpuctx.h); sampling and unbinding such a set go
- * through the state dispatch of v2_bind.c.  Like Solaris, the calling LWP is bound to that
- * processor while the set is bound (and its old affinity is restored at
- * unbind); counting uses per-CPU perf events, which need privilege
- * (CAP_PERFMON, or perf_event_paranoid <= 0).
+ * through the state dispatch of bind.c.  Like Solaris, the calling LWP is
+ * bound to that processor while the set is bound (and its old affinity
+ * is restored at unbind); counting uses per-CPU perf events, which need
+ * privilege (CAP_PERFMON, or perf_event_paranoid <= 0).
  *
  * Unlike Solaris, binding a CPU does not invalidate the per-LWP contexts
  * of other processes: perf lets both kinds of counting run together.
