@@ -44,11 +44,11 @@ START_TEST(falls_back_without_rdpmc)
 {
 	uint64_t v = 77;
 	page.cap_user_rdpmc = 0;
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), -1);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), -1);
 	ck_assert_uint_eq(v, 77);
 	page.cap_user_rdpmc = 1;
 	page.index = 0;	/* not scheduled on a counter */
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), -1);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), -1);
 	ck_assert_int_eq(reads, 0);
 }
 END_TEST
@@ -58,34 +58,34 @@ START_TEST(index_offset_and_width)
 	uint64_t v;
 	page.offset = 5000;
 	fake_value = 1234;
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
 	ck_assert_uint_eq(last_idx, 2);		/* index - 1 */
 	ck_assert_uint_eq(v, 6234);
 	/* A 48-bit counter with its top bit set is negative. */
 	fake_value = (1ULL << 48) - 10;
 	page.offset = 100;
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
 	ck_assert_uint_eq(v, 90);
 	/* Bits above the width are ignored. */
 	fake_value = 0xffff000000000005ULL;
 	page.offset = 0;
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
 	ck_assert_uint_eq(v, 5);
 	/* Narrower (31/40-bit) and full-width counters. */
 	page.pmc_width = 40;
 	fake_value = (1ULL << 40) - 1;
 	page.offset = 1;
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
 	ck_assert_uint_eq(v, 0);
 	page.pmc_width = 32;
 	fake_value = 0x7fffffff;
 	page.offset = 0;
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
 	ck_assert_uint_eq(v, 0x7fffffff);
 	page.pmc_width = 64;
 	fake_value = UINT64_MAX;
 	page.offset = 2;
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
 	ck_assert_uint_eq(v, 1);		/* wraps modulo 2^64 */
 }
 END_TEST
@@ -96,7 +96,7 @@ START_TEST(retries_while_the_page_changes)
 	page.offset = 0;
 	fake_value = 7;
 	changes_left = 3;
-	ck_assert_int_eq(cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
+	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
 	ck_assert_int_eq(reads, 4);	/* three torn reads, then a clean one */
 	ck_assert_uint_eq(v, 3000 + 7);	/* the offset of the final page */
 }

@@ -61,7 +61,7 @@ struct cpc_backend {
 	/*
 	 * Optional: counting set in another thread tid (process contexts),
 	 * without overflow notification; then sample and release apply.
-	 * NULL when the backend cannot (see cpc_backend_for).
+	 * NULL when the backend cannot (see __cpc_backend_for).
 	 */
 	int (*task_open)(void *priv, const struct cpc_reqset *set, pid_t tid,
 	    int *bad);
@@ -90,17 +90,17 @@ struct cpc_backend {
  * default the kernel module when its device exists, else perf.  Returns
  * NULL (with *why set) when the requested backend is unavailable.
  */
-const struct cpc_backend *cpc_backend_get(const char **why);
+const struct cpc_backend *__cpc_backend_get(const char **why);
 
 /* What a binding counts. */
 enum cpc_scope {
 	CPC_SCOPE_LWP,	/* the calling LWP (bind, group_open) */
-	CPC_SCOPE_TASK,	/* another thread: process contexts (task_open) */
+	CPC_SCOPE_TASK,	/* another thread, process contexts (task_open) */
 	CPC_SCOPE_CPU,	/* one processor (cpu_open) */
 };
 
 /*
- * The backend that serves a scope: the chosen one (cpc_backend_get) for
+ * The backend that serves a scope: the chosen one (__cpc_backend_get) for
  * LWPs; for the other scopes the chosen one when it has the operation,
  * else perf, which serves every scope.  The kernel module serves LWPs
  * only:
@@ -112,7 +112,7 @@ enum cpc_scope {
  *  - processors: the module has no system-wide counting.
  * NULL (with *why set) only for LWPs when no backend is available.
  */
-const struct cpc_backend *cpc_backend_for(enum cpc_scope scope,
+const struct cpc_backend *__cpc_backend_for(enum cpc_scope scope,
     const char **why);
 
 #endif

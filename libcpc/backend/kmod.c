@@ -20,7 +20,7 @@ static int kmod_fd = -1;
 
 struct kmod_lwp {
 	unsigned nreqs;
-	pid_t tid;	/* 0: the calling thread (see backend.h on process contexts) */
+	pid_t tid;	/* always 0, the calling thread (backend.h) */
 };
 
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -31,7 +31,7 @@ _Static_assert(CPC_MAX_REQS <= CPC_KMOD_MAX_REQS, "request limits differ");
 #define RAW_X86_BITS                                                       \
 	(0xffffULL | 1ULL << 18 | 1ULL << 23 | 0xffULL << 24 | 0xfULL << 32)
 
-int cpc_kmod_open(void)
+int __cpc_kmod_open(void)
 {
 	if (kmod_fd >= 0)
 		return 0;
@@ -238,7 +238,7 @@ static void kmod_group_close(void *gpriv)
 	target_ioctl(CPC_KIOC_GROUP_CLOSE, 0);
 }
 
-const struct cpc_backend cpc_kmod_backend = {
+const struct cpc_backend __cpc_kmod_backend = {
 	.name = "kmod",
 	.kernel_sends_sigemt = 1,
 	.bind = kmod_bind,

@@ -389,7 +389,7 @@ static int perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
 
 static uint64_t read_tsc(void)
 {
-	return cpc_rdtsc();
+	return __cpc_rdtsc();
 }
 
 /* Reads the group without a system call: 0, or -1 to use read(). */
@@ -401,11 +401,11 @@ static int read_pages(const struct perf_lwp *p, struct group_read *gr)
 		if (s == SLOT_CLOCK)
 			continue;
 		pg = (const volatile void *)(p->pages + (size_t)s * PAGE);
-		if (cpc_rdpmc_read(pg, cpc_rdpmc_insn, &gr->values[s]) != 0)
+		if (__cpc_rdpmc_read(pg, __cpc_rdpmc_insn, &gr->values[s]) != 0)
 			return -1;
 	}
 	pg = (const volatile void *)p->pages;
-	if (cpc_rdpmc_time_enabled(pg, read_tsc, &gr->time_enabled) != 0)
+	if (__cpc_rdpmc_time_enabled(pg, read_tsc, &gr->time_enabled) != 0)
 		return -1;
 	gr->time_running = gr->time_enabled;
 	gr->nr = p->nfd;
@@ -544,7 +544,7 @@ static int perf_probe(const struct cpc_reqset *set)
 	return rc;
 }
 
-const struct cpc_backend cpc_perf_backend = {
+const struct cpc_backend __cpc_perf_backend = {
 	.name = "perf",
 	.bind = perf_bind,
 	.sample = perf_sample,

@@ -3,14 +3,14 @@
 
 #include "rdpmc.h"
 
-uint64_t cpc_rdpmc_insn(uint32_t idx)
+uint64_t __cpc_rdpmc_insn(uint32_t idx)
 {
 	uint32_t lo, hi;
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(idx));
 	return (uint64_t)hi << 32 | lo;
 }
 
-int cpc_rdpmc_read(const volatile struct perf_event_mmap_page *pg,
+int __cpc_rdpmc_read(const volatile struct perf_event_mmap_page *pg,
     cpc_rdpmc_fn rdpmc, uint64_t *count)
 {
 	uint32_t seq, idx;
@@ -38,7 +38,7 @@ int cpc_rdpmc_read(const volatile struct perf_event_mmap_page *pg,
 	return 0;
 }
 
-int cpc_rdpmc_time_enabled(const volatile struct perf_event_mmap_page *pg,
+int __cpc_rdpmc_time_enabled(const volatile struct perf_event_mmap_page *pg,
     cpc_rdtsc_fn rdtsc, uint64_t *enabled)
 {
 	uint32_t seq;

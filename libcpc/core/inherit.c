@@ -2,7 +2,7 @@
  * CPC_BIND_LWP_INHERIT for threads made with pthread_create: libcpc
  * interposes pthread_create, and a thread created by an LWP whose binding
  * asks for inheritance starts by binding its own context (see
- * cpc_lwp_adopt) before its start routine runs.  Threads created any other
+ * __cpc_lwp_adopt) before its start routine runs.  Threads created any other
  * way (a raw clone, C11 thrd_create) get no context of their own; they
  * still count in the group aggregate.
  *
@@ -30,7 +30,7 @@ static void *inheriting_start(void *p)
 	struct start_block *b = p;
 	void *(*start)(void *) = b->start;
 	void *arg = b->arg;
-	cpc_lwp_adopt(&b->inh, (void *)start);
+	__cpc_lwp_adopt(&b->inh, (void *)start);
 	free(b);
 	return start(arg);
 }
@@ -40,12 +40,12 @@ static int create(create_fn real, pthread_t *thread,
 {
 	if (real == NULL)
 		return EAGAIN;
-	if (!cpc_lwp_inherits())
+	if (!__cpc_lwp_inherits())
 		return real(thread, attr, start, arg);
 	struct start_block *b = malloc(sizeof(*b));
 	if (b == NULL)
 		return EAGAIN;
-	cpc_lwp_inheritance(&b->inh);
+	__cpc_lwp_inheritance(&b->inh);
 	b->start = start;
 	b->arg = arg;
 	int rc = real(thread, attr, inheriting_start, b);
@@ -74,24 +74,24 @@ __attribute__((constructor)) static void inherit_init(void)
 		real_create_old = real_create;
 }
 
-int cpc_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+int __cpc_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     void *(*start)(void *), void *arg);
-int cpc_pthread_create_old(pthread_t *thread, const pthread_attr_t *attr,
+int __cpc_pthread_create_old(pthread_t *thread, const pthread_attr_t *attr,
     void *(*start)(void *), void *arg);
 
-__attribute__((visibility("default"))) int cpc_pthread_create(
+__attribute__((visibility("default"))) int __cpc_pthread_create(
     pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
     void *arg)
 {
 	return create(real_create, thread, attr, start, arg);
 }
 
-__attribute__((visibility("default"))) int cpc_pthread_create_old(
+__attribute__((visibility("default"))) int __cpc_pthread_create_old(
     pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
     void *arg)
 {
 	return create(real_create_old, thread, attr, start, arg);
 }
 
-__asm__(".symver cpc_pthread_create, pthread_create@@GLIBC_2.34");
-__asm__(".symver cpc_pthread_create_old, pthread_create@" OLD_VERSION);
+__asm__(".symver __cpc_pthread_create, pthread_create@@GLIBC_2.34");
+__asm__(".symver __cpc_pthread_create_old, pthread_create@" OLD_VERSION);

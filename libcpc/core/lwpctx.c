@@ -267,13 +267,13 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
     unsigned bflags, const struct cpc_inherit *inh, const void *owner,
     int *bad, const char **why)
 {
-	const struct cpc_backend *be = cpc_backend_for(CPC_SCOPE_LWP, why);
+	const struct cpc_backend *be = __cpc_backend_for(CPC_SCOPE_LWP, why);
 
 	*bad = -1;
 	if (be == NULL)
 		return -ENXIO;
 	/* Calibrate the TSC once, before anything counts. */
-	(void)cpc_tsc_khz();
+	(void)__cpc_tsc_khz();
 
 	/* Known before it holds counters: a fork child must find it. */
 	if (!c->registered) {
@@ -312,7 +312,7 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 	return rc;
 }
 
-int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
+int __cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
     const struct cpc_inherit *inh, const void *owner, int *bad,
     const char **why)
 {
@@ -325,9 +325,9 @@ int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
 	return bind_locked(c, set, bflags, inh, owner, bad, why);
 }
 
-int cpc_lwp_probe(const char **why)
+int __cpc_lwp_probe(const char **why)
 {
-	const struct cpc_backend *be = cpc_backend_for(CPC_SCOPE_LWP, why);
+	const struct cpc_backend *be = __cpc_backend_for(CPC_SCOPE_LWP, why);
 	struct cpc_reqset set;
 
 	if (be == NULL)
@@ -341,12 +341,12 @@ int cpc_lwp_probe(const char **why)
 	return be->probe(&set);
 }
 
-const void *cpc_lwp_owner(void)
+const void *__cpc_lwp_owner(void)
 {
 	return lwp.bound ? lwp.owner : NULL;
 }
 
-int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
+int __cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 {
 	struct lwpctx *c = &lwp;
 
@@ -359,7 +359,7 @@ int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 		uint64_t ns = 0;
 		if (c->counting) {
 			rc = c->be->sample(c->priv, vals, n, &ns);
-			ns = c->tsc_carry + cpc_ns_to_tsc(ns);
+			ns = c->tsc_carry + __cpc_ns_to_tsc(ns);
 		} else {
 			memcpy(vals, c->stopped, n * sizeof(vals[0]));
 			ns = c->stopped_tsc;
@@ -373,7 +373,7 @@ int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 	}
 }
 
-int cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
+int __cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 {
 	struct lwpctx *c = &lwp;
 
@@ -388,12 +388,12 @@ int cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 		if (c->gen != g)
 			continue;
 		if (rc == 0 && tsc != NULL)
-			*tsc = cpc_ns_to_tsc(ns);
+			*tsc = __cpc_ns_to_tsc(ns);
 		return rc;
 	}
 }
 
-int cpc_lwp_release(void)
+int __cpc_lwp_release(void)
 {
 	struct lwpctx *c = &lwp;
 	int was_bound = c->bound;
@@ -402,12 +402,12 @@ int cpc_lwp_release(void)
 	return was_bound ? 0 : -EINVAL;
 }
 
-int cpc_lwp_is_bound(void)
+int __cpc_lwp_is_bound(void)
 {
 	return lwp.bound;
 }
 
-int cpc_lwp_set_preset(unsigned index, uint64_t preset)
+int __cpc_lwp_set_preset(unsigned index, uint64_t preset)
 {
 	struct lwpctx *c = &lwp;
 	if (!c->bound || index >= c->set.nreqs)
@@ -433,18 +433,18 @@ static int resume(struct lwpctx *c, const uint64_t *presets, uint64_t ticks)
 	return rc;
 }
 
-int cpc_lwp_restart(void)
+int __cpc_lwp_restart(void)
 {
 	struct lwpctx *c = &lwp;
 	uint64_t vals[CPC_MAX_REQS], ticks = c->stopped_tsc;
 	if (!c->bound)
 		return -EINVAL;
-	if (c->counting && cpc_lwp_sample(vals, c->set.nreqs, &ticks) != 0)
+	if (c->counting && __cpc_lwp_sample(vals, c->set.nreqs, &ticks) != 0)
 		ticks = c->tsc_carry;
 	return resume(c, NULL, ticks);
 }
 
-int cpc_lwp_enable(int on)
+int __cpc_lwp_enable(int on)
 {
 	struct lwpctx *c = &lwp;
 	uint64_t vals[CPC_MAX_REQS], tsc;
@@ -455,14 +455,14 @@ int cpc_lwp_enable(int on)
 	if (on && c->counting &&
 	    (c->frozen || (c->be->frozen != NULL && c->be->frozen(c->priv)))) {
 		/* Unfreezes after an overflow: counting goes on from there. */
-		rc = cpc_lwp_sample(vals, c->set.nreqs, &tsc);
+		rc = __cpc_lwp_sample(vals, c->set.nreqs, &tsc);
 		return rc != 0 ? rc : resume(c, vals, tsc);
 	}
 	if ((on != 0) == (c->counting != 0))
 		return -EINVAL;
 	if (on)
 		return resume(c, c->stopped, c->stopped_tsc);
-	rc = cpc_lwp_sample(vals, c->set.nreqs, &tsc);
+	rc = __cpc_lwp_sample(vals, c->set.nreqs, &tsc);
 	if (rc != 0)
 		return rc;
 	begin_change(c);
@@ -473,7 +473,7 @@ int cpc_lwp_enable(int on)
 	return 0;
 }
 
-int cpc_lwp_overflow(const siginfo_t *si)
+int __cpc_lwp_overflow(const siginfo_t *si)
 {
 	struct lwpctx *c = &lwp;
 
@@ -506,15 +506,15 @@ int cpc_lwp_overflow(const siginfo_t *si)
 	return CPC_OVF_NEW;
 }
 
-int cpc_lwp_inherits(void)
+int __cpc_lwp_inherits(void)
 {
 	return lwp.bound && (lwp.bflags & CPC_BIND_LWP_INHERIT);
 }
 
-int cpc_lwp_inheritance(struct cpc_inheritance *out)
+int __cpc_lwp_inheritance(struct cpc_inheritance *out)
 {
 	struct lwpctx *c = &lwp;
-	if (!cpc_lwp_inherits())
+	if (!__cpc_lwp_inherits())
 		return 0;
 	out->set = c->set;
 	out->inh = c->inh;
@@ -525,7 +525,7 @@ int cpc_lwp_inheritance(struct cpc_inheritance *out)
 	return 1;
 }
 
-void cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc)
+void __cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc)
 {
 	struct lwpctx *c = &lwp;
 	struct cpc_reqset set = in->set;
@@ -548,7 +548,7 @@ void cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc)
 	int rc = bind_locked(c, &set, bflags, &in->inh, in->owner, &bad, &why);
 	if (rc != 0) {
 		c->member = 0;
-		cpc_report("bind_event", "new LWP %d could not inherit its "
+		__cpc_report("bind_event", "new LWP %d could not inherit its "
 		    "counter context: %s\n", (int)syscall(SYS_gettid),
 		    why != NULL ? why : strerrordesc_np(-rc));
 		return;

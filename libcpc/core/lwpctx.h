@@ -40,11 +40,11 @@ struct cpc_inheritance {
 /*
  * Binds set to the calling LWP, replacing any previous binding.  inh is
  * required with CPC_BIND_LWP_INHERIT and ignored otherwise; owner tags the
- * binding with the interface object it belongs to (cpc_lwp_owner).
+ * binding with the interface object it belongs to (__cpc_lwp_owner).
  * Returns 0 or -errno; on failure *bad is the failing request (or -1) and
  * *why a static explanation when the backend itself is unavailable.
  */
-int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
+int __cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
     const struct cpc_inherit *inh, const void *owner, int *bad,
     const char **why);
 
@@ -53,46 +53,46 @@ int cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
  * binding can rely on)?  0, -ENXIO (with *why) when no backend is
  * available, or the backend's -errno.
  */
-int cpc_lwp_probe(const char **why);
+int __cpc_lwp_probe(const char **why);
 
 /* The owner tag of the calling LWP's binding, or NULL if unbound. */
-const void *cpc_lwp_owner(void);
+const void *__cpc_lwp_owner(void);
 
 /*
  * Samples the n counts of the calling LWP's binding and its on-CPU time
  * since bind, converted to TSC ticks.  0, -EINVAL (nothing bound) or
  * -EAGAIN (context lost).
  */
-int cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc);
+int __cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc);
 
 /*
  * Samples the aggregate of the inheritance group the calling LWP owns
  * (it bound with CPC_BIND_LWP_INHERIT and did not inherit its context):
  * 0, or -EINVAL when it owns none.
  */
-int cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc);
+int __cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc);
 
 /* Releases the calling LWP's binding: 0, or -EINVAL if none. */
-int cpc_lwp_release(void);
+int __cpc_lwp_release(void);
 
 /* 1 if the calling LWP has a binding. */
-int cpc_lwp_is_bound(void);
+int __cpc_lwp_is_bound(void);
 
 /* Sets the preset request `index` gets at the next restart: 0 or -EINVAL. */
-int cpc_lwp_set_preset(unsigned index, uint64_t preset);
+int __cpc_lwp_set_preset(unsigned index, uint64_t preset);
 
 /*
  * Restarts the binding: every count goes back to its preset and counting
  * resumes (also after an overflow froze it).  0 or -errno.
  */
-int cpc_lwp_restart(void);
+int __cpc_lwp_restart(void);
 
 /*
  * Stops (on = 0) or resumes (on = 1) counting without unbinding; samples
  * taken while stopped return the counts at the stop.  0, or -EINVAL when
  * nothing is bound or it is already in that state, or another -errno.
  */
-int cpc_lwp_enable(int on);
+int __cpc_lwp_enable(int on);
 
 enum { CPC_OVF_NOT_OURS, CPC_OVF_NEW, CPC_OVF_DUPLICATE, CPC_OVF_STALE };
 
@@ -100,16 +100,16 @@ enum { CPC_OVF_NOT_OURS, CPC_OVF_NEW, CPC_OVF_DUPLICATE, CPC_OVF_STALE };
  * In the SIGEMT handler: is si the overflow notification of the calling
  * LWP's binding?  A new one freezes all its counters until the next bind.
  */
-int cpc_lwp_overflow(const siginfo_t *si);
+int __cpc_lwp_overflow(const siginfo_t *si);
 
 /* 1 if threads the calling LWP creates now inherit its context. */
-int cpc_lwp_inherits(void);
+int __cpc_lwp_inherits(void);
 
 /*
  * For pthread_create: copies what a new LWP must inherit from the calling
  * LWP into *out and returns 1, or returns 0 when it inherits nothing.
  */
-int cpc_lwp_inheritance(struct cpc_inheritance *out);
+int __cpc_lwp_inheritance(struct cpc_inheritance *out);
 
 /*
  * In a new LWP, before its start routine: binds the inherited context.
@@ -117,6 +117,6 @@ int cpc_lwp_inheritance(struct cpc_inheritance *out);
  * at UINT64_MAX and SIGEMT is sent at once, so the LWP's handler can
  * preset them and rebind (Solaris semantics).
  */
-void cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc);
+void __cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc);
 
 #endif

@@ -58,7 +58,7 @@ static void emt_handler(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	(void)sig;
 
-	switch (cpc_lwp_overflow(si)) {
+	switch (__cpc_lwp_overflow(si)) {
 	case CPC_OVF_NEW: {
 		siginfo_t info;
 		memset(&info, 0, sizeof(info));
@@ -78,7 +78,7 @@ static void emt_handler(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-int cpc_ovf_signal_arm(void)
+int __cpc_ovf_signal_arm(void)
 {
 	struct sigaction cur;
 

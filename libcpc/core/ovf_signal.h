@@ -13,6 +13,6 @@
  * asks for overflow notification, so that an application handler
  * installed between binds is picked up.  0 or -errno.  Async-signal-safe.
  */
-int cpc_ovf_signal_arm(void);
+int __cpc_ovf_signal_arm(void);
 
 #endif

@@ -48,20 +48,19 @@ static void install_hook(void)
 	__pctx_set_release_hook(on_release);
 }
 
-int cpc_pctx_on_release(void (*fn)(pctx_t *pctx))
+int __cpc_pctx_on_release(void (*fn)(pctx_t *pctx))
 {
 	for (int i = 0; i < MAX_RELEASE_FNS; i++) {
 		void (*expect)(pctx_t *) = NULL;
-		if (atomic_load(&release_fns[i]) == fn ||
-		    atomic_compare_exchange_strong(&release_fns[i], &expect, fn))
-			return 0;
-		if (expect == fn)
+		if (atomic_compare_exchange_strong(&release_fns[i], &expect,
+			fn) ||
+		    expect == fn)
 			return 0;
 	}
 	return -ENOSPC;
 }
 
-void cpc_pctx_link(const void *owner, pctx_t *pctx)
+void __cpc_pctx_link(const void *owner, pctx_t *pctx)
 {
 	for (int i = 0; i < MAX_LINKS; i++)
 		if (atomic_load(&links[i].owner) == owner &&
@@ -75,10 +74,10 @@ void cpc_pctx_link(const void *owner, pctx_t *pctx)
 			return;
 		}
 	}
-	/* Full: cpc_pctx_terminate_owner will not reach this context. */
+	/* Full: __cpc_pctx_terminate_owner will not reach this context. */
 }
 
-void cpc_pctx_terminate_owner(const void *owner)
+void __cpc_pctx_terminate_owner(const void *owner)
 {
 	if (pctx_terminate == NULL)
 		return;
@@ -89,7 +88,7 @@ void cpc_pctx_terminate_owner(const void *owner)
 	}
 }
 
-int cpc_pctx_target(pctx_t *pctx, __id_t id, pid_t *tid)
+int __cpc_pctx_target(pctx_t *pctx, __id_t id, pid_t *tid)
 {
 	if (__pctx_lwp_pid == NULL || __pctx_set_release_hook == NULL)
 		return -ENOTSUP;
@@ -102,16 +101,16 @@ int cpc_pctx_target(pctx_t *pctx, __id_t id, pid_t *tid)
 	return 0;
 }
 
-int cpc_pctx_open(struct cpc_pctxctx *c, const struct cpc_reqset *set,
+int __cpc_pctx_open(struct cpc_pctxctx *c, const struct cpc_reqset *set,
     pid_t tid, int *bad)
 {
-	const struct cpc_backend *be = cpc_backend_for(CPC_SCOPE_TASK, NULL);
+	const struct cpc_backend *be = __cpc_backend_for(CPC_SCOPE_TASK, NULL);
 	struct cpc_reqset plain = *set;
 
 	for (unsigned i = 0; i < plain.nreqs; i++)
 		plain.req[i].flags &= ~CPC_OVF_NOTIFY_EMT;
 	/* Calibrate the TSC once, before anything counts. */
-	(void)cpc_tsc_khz();
+	(void)__cpc_tsc_khz();
 	memset(c->priv, 0, sizeof(c->priv));
 	int rc = be->task_open(c->priv, &plain, tid, bad);
 	if (rc != 0)
@@ -121,7 +120,7 @@ int cpc_pctx_open(struct cpc_pctxctx *c, const struct cpc_reqset *set,
 	return 0;
 }
 
-int cpc_pctx_read(struct cpc_pctxctx *c, uint64_t *vals, unsigned n,
+int __cpc_pctx_read(struct cpc_pctxctx *c, uint64_t *vals, unsigned n,
     uint64_t *tick)
 {
 	uint64_t ns = 0;
@@ -131,11 +130,11 @@ int cpc_pctx_read(struct cpc_pctxctx *c, uint64_t *vals, unsigned n,
 	int rc = c->be->sample(c->priv, vals, n, &ns);
 	if (rc != 0)
 		return rc;
-	*tick = cpc_ns_to_tsc(ns);
+	*tick = __cpc_ns_to_tsc(ns);
 	return 0;
 }
 
-void cpc_pctx_close(struct cpc_pctxctx *c)
+void __cpc_pctx_close(struct cpc_pctxctx *c)
 {
 	if (c->be != NULL) {
 		c->be->release(c->priv);

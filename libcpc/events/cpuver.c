@@ -38,7 +38,7 @@ static int cpuver_of(const struct cpc_cpuinfo *ci)
 int cpc_getcpuver(void)
 {
 	struct cpc_cpuinfo ci;
-	cpc_cpuinfo_read(&ci);
+	__cpc_cpuinfo_read(&ci);
 	return cpuver_of(&ci);
 }
 
@@ -76,26 +76,26 @@ static pthread_once_t cciname_once = PTHREAD_ONCE_INIT;
 static void describe_running_cpu(void)
 {
 	struct cpc_cpuinfo ci;
-	cpc_cpuinfo_read(&ci);
-	const char *pmu = cpc_native_pmu_name();
+	__cpc_cpuinfo_read(&ci);
+	const char *pmu = __cpc_native_pmu_name();
 	const char *what = kernel_has_core_pmu()
 	    ? "hardware and software events"
 	    : "no hardware PMU available: software events only";
 	int cpuver = cpuver_of(&ci);
 
-	if (cpc_platform_family(cpuver) == CPC_FAMILY_P6 ||
-	    cpc_platform_family(cpuver) == CPC_FAMILY_P5)
-		cpc_safe_fmt(running_cciname, sizeof(running_cciname),
+	if (__cpc_platform_family(cpuver) == CPC_FAMILY_P6 ||
+	    __cpc_platform_family(cpuver) == CPC_FAMILY_P5)
+		__cpc_safe_fmt(running_cciname, sizeof(running_cciname),
 		    "%s (Intel Family %u Model %u, libpfm4 PMU %s; %s)",
 		    table_cciname(cpuver), ci.family, ci.model,
 		    pmu != NULL ? pmu : "unknown", what);
 	else if (cpuver == CPC_AMD64)
-		cpc_safe_fmt(running_cciname, sizeof(running_cciname),
+		__cpc_safe_fmt(running_cciname, sizeof(running_cciname),
 		    "AMD Family %02xh Model %02xh (%s, libpfm4 PMU %s; %s)",
 		    ci.family, ci.model, ci.vendor_id,
 		    pmu != NULL ? pmu : "unknown", what);
 	else
-		cpc_safe_fmt(running_cciname, sizeof(running_cciname),
+		__cpc_safe_fmt(running_cciname, sizeof(running_cciname),
 		    "Linux perf_event (%s Family %u Model %u; %s)",
 		    ci.vendor_id, ci.family, ci.model, what);
 }
@@ -111,7 +111,7 @@ const char *cpc_getcciname(int cpuver)
 
 const char *cpc_getcpuref(int cpuver)
 {
-	switch (cpc_platform_family(cpuver)) {
+	switch (__cpc_platform_family(cpuver)) {
 	case CPC_FAMILY_P5:
 		return "See Appendix A.2 of the \"Intel Architecture Software "
 		       "Developer's Manual,\" 243192, 1997";
@@ -131,12 +131,12 @@ const char *cpc_getcpuref(int cpuver)
 
 uint_t cpc_getnpic(int cpuver)
 {
-	return cpc_platform_family(cpuver) == CPC_FAMILY_NONE ? 0 : 2;
+	return __cpc_platform_family(cpuver) == CPC_FAMILY_NONE ? 0 : 2;
 }
 
 const char *cpc_getusage(int cpuver)
 {
-	switch (cpc_platform_family(cpuver)) {
+	switch (__cpc_platform_family(cpuver)) {
 	case CPC_FAMILY_P5:
 		return "pic0=<event0>,pic1=<event1> [,sys[0|1]] "
 		       "[,nouser[0|1]] [,noedge[0|1]] [,pc[0|1]]";
@@ -156,5 +156,5 @@ void cpc_walk_names(int cpuver, int regno, void *arg,
     void (*action)(void *arg, int regno, const char *name, uint8_t bits))
 {
 	if (action != NULL)
-		cpc_platform_walk(cpuver, regno, arg, action);
+		__cpc_platform_walk(cpuver, regno, arg, action);
 }

@@ -42,7 +42,7 @@ static const struct generic_event generic_events[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-int cpc_generic_lookup(const char *name)
+int __cpc_generic_lookup(const char *name)
 {
 	for (size_t i = 0; i < NELEM(generic_events); i++)
 		if (strcmp(name, generic_events[i].name) == 0)
@@ -50,25 +50,25 @@ int cpc_generic_lookup(const char *name)
 	return -1;
 }
 
-const char *cpc_generic_name(unsigned index)
+const char *__cpc_generic_name(unsigned index)
 {
 	return index < NELEM(generic_events) ? generic_events[index].name
 					      : NULL;
 }
 
-int cpc_generic_evsel(unsigned index, struct cpc_evsel *sel)
+int __cpc_generic_evsel(unsigned index, struct cpc_evsel *sel)
 {
 	if (index >= NELEM(generic_events))
 		return -1;
 	const struct generic_event *g = &generic_events[index];
 	if (g->perf_name != NULL) {
 		unsigned kind, idx;
-		if (!cpc_perf_name_lookup(g->perf_name, &kind, &idx))
+		if (!__cpc_perf_name_lookup(g->perf_name, &kind, &idx))
 			return -1;
-		return cpc_perf_name_evsel(kind, idx, sel);
+		return __cpc_perf_name_evsel(kind, idx, sel);
 	}
 	struct cpc_cpuinfo ci;
-	cpc_cpuinfo_read(&ci);
+	__cpc_cpuinfo_read(&ci);
 	uint64_t raw = ci.vendor == CPC_VENDOR_INTEL ? g->intel_raw
 	    : ci.vendor == CPC_VENDOR_AMD	       ? g->amd_raw
 						       : 0;
@@ -80,10 +80,10 @@ int cpc_generic_evsel(unsigned index, struct cpc_evsel *sel)
 	return 0;
 }
 
-void cpc_generic_walk(void *arg, void (*action)(void *arg, const char *name))
+void __cpc_generic_walk(void *arg, void (*action)(void *arg, const char *name))
 {
 	struct cpc_evsel sel;
 	for (size_t i = 0; i < NELEM(generic_events); i++)
-		if (cpc_generic_evsel((unsigned)i, &sel) == 0)
+		if (__cpc_generic_evsel((unsigned)i, &sel) == 0)
 			action(arg, generic_events[i].name);
 }

@@ -7,18 +7,18 @@
 #include "evsel.h"
 
 /* Index of a generic name in the table, or -1. */
-int cpc_generic_lookup(const char *name);
+int __cpc_generic_lookup(const char *name);
 
 /* Name of table entry index, or NULL. */
-const char *cpc_generic_name(unsigned index);
+const char *__cpc_generic_name(unsigned index);
 
 /*
  * The encoding of entry index on the running processor; 0 on success, -1
  * if the processor has no such event.  Async-signal-safe.
  */
-int cpc_generic_evsel(unsigned index, struct cpc_evsel *sel);
+int __cpc_generic_evsel(unsigned index, struct cpc_evsel *sel);
 
 /* Calls action for each generic name the running processor supports. */
-void cpc_generic_walk(void *arg, void (*action)(void *arg, const char *name));
+void __cpc_generic_walk(void *arg, void (*action)(void *arg, const char *name));
 
 #endif

@@ -44,13 +44,13 @@ static void pfm_init(void)
 	}
 }
 
-int cpc_native_counters(void)
+int __cpc_native_counters(void)
 {
 	pthread_once(&pfm_once, pfm_init);
 	return pfm_counters;
 }
 
-const char *cpc_native_pmu_name(void)
+const char *__cpc_native_pmu_name(void)
 {
 	pthread_once(&pfm_once, pfm_init);
 	return pfm_pmu;
@@ -72,7 +72,7 @@ static int is_core_event(int idx)
 	return pmu.type == PFM_PMU_TYPE_CORE;
 }
 
-int cpc_native_lookup(const char *name, unsigned *index)
+int __cpc_native_lookup(const char *name, unsigned *index)
 {
 	pthread_once(&pfm_once, pfm_init);
 	if (!pfm_ok || strlen(name) >= NATIVE_NAME_MAX)
@@ -109,7 +109,7 @@ int cpc_native_lookup(const char *name, unsigned *index)
 	}
 	if (!found && n < NATIVE_MAX) {
 		native_table[n].sel = sel;
-		cpc_safe_fmt(native_table[n].name, NATIVE_NAME_MAX, "%s", name);
+		__cpc_safe_fmt(native_table[n].name, NATIVE_NAME_MAX, "%s", name);
 		atomic_store_explicit(&native_count, n + 1, memory_order_release);
 		*index = n;
 		found = 1;
@@ -118,15 +118,15 @@ int cpc_native_lookup(const char *name, unsigned *index)
 	return found;
 }
 
-int cpc_native_name(unsigned index, char *buf, size_t n)
+int __cpc_native_name(unsigned index, char *buf, size_t n)
 {
 	if (index >= atomic_load_explicit(&native_count, memory_order_acquire))
 		return -1;
-	cpc_safe_fmt(buf, n, "%s", native_table[index].name);
+	__cpc_safe_fmt(buf, n, "%s", native_table[index].name);
 	return 0;
 }
 
-int cpc_native_evsel(unsigned index, struct cpc_evsel *sel)
+int __cpc_native_evsel(unsigned index, struct cpc_evsel *sel)
 {
 	if (index >= atomic_load_explicit(&native_count, memory_order_acquire))
 		return -1;
@@ -134,7 +134,7 @@ int cpc_native_evsel(unsigned index, struct cpc_evsel *sel)
 	return 0;
 }
 
-void cpc_native_walk(void *arg, void (*action)(void *arg, const char *name))
+void __cpc_native_walk(void *arg, void (*action)(void *arg, const char *name))
 {
 	pthread_once(&pfm_once, pfm_init);
 	if (!pfm_ok)

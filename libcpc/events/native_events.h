@@ -14,19 +14,19 @@
  * processor's core PMU.  Returns 1 and its table index, or 0 if libpfm4
  * does not know the name for this processor (or the table is full).
  */
-int cpc_native_lookup(const char *name, unsigned *index);
+int __cpc_native_lookup(const char *name, unsigned *index);
 
 /* The name and encoding of a table entry; 0 or -1.  Async-signal-safe. */
-int cpc_native_name(unsigned index, char *buf, size_t n);
-int cpc_native_evsel(unsigned index, struct cpc_evsel *sel);
+int __cpc_native_name(unsigned index, char *buf, size_t n);
+int __cpc_native_evsel(unsigned index, struct cpc_evsel *sel);
 
 /* Calls action for every event name of the running core PMU(s). */
-void cpc_native_walk(void *arg, void (*action)(void *arg, const char *name));
+void __cpc_native_walk(void *arg, void (*action)(void *arg, const char *name));
 
 /* General-purpose plus fixed counters of the libpfm4 core PMU, or 0. */
-int cpc_native_counters(void);
+int __cpc_native_counters(void);
 
 /* The name of the libpfm4 core PMU detected (e.g. "skl"), or NULL. */
-const char *cpc_native_pmu_name(void);
+const char *__cpc_native_pmu_name(void);
 
 #endif

@@ -67,7 +67,7 @@ static unsigned cache_index(unsigned id, unsigned op, unsigned result)
 	return id | op << 4 | result << 6;
 }
 
-int cpc_perf_name_lookup(const char *name, unsigned *kind, unsigned *index)
+int __cpc_perf_name_lookup(const char *name, unsigned *kind, unsigned *index)
 {
 	for (size_t i = 0; i < NELEM(sw_names); i++)
 		if (strcmp(name, sw_names[i].name) == 0) {
@@ -113,7 +113,7 @@ static int cache_split(unsigned index, unsigned *id, unsigned *op,
 	return index < 0x80 && *id < NELEM(cache_ids) && *op < NELEM(cache_ops);
 }
 
-int cpc_perf_name_format(unsigned kind, unsigned index, char *buf, size_t n)
+int __cpc_perf_name_format(unsigned kind, unsigned index, char *buf, size_t n)
 {
 	const char *s = NULL;
 	unsigned id, op, r;
@@ -128,18 +128,18 @@ int cpc_perf_name_format(unsigned kind, unsigned index, char *buf, size_t n)
 	case CPC_EXT_CACHE:
 		if (!cache_split(index, &id, &op, &r))
 			return -1;
-		cpc_safe_fmt(buf, n, "%s%s", cache_ids[id], cache_ops[op][r]);
+		__cpc_safe_fmt(buf, n, "%s%s", cache_ids[id], cache_ops[op][r]);
 		return 0;
 	default:
 		return -1;
 	}
 	if (s == NULL)
 		return -1;
-	cpc_safe_fmt(buf, n, "%s", s);
+	__cpc_safe_fmt(buf, n, "%s", s);
 	return 0;
 }
 
-int cpc_perf_name_evsel(unsigned kind, unsigned index, struct cpc_evsel *sel)
+int __cpc_perf_name_evsel(unsigned kind, unsigned index, struct cpc_evsel *sel)
 {
 	unsigned id, op, r;
 
@@ -168,7 +168,7 @@ int cpc_perf_name_evsel(unsigned kind, unsigned index, struct cpc_evsel *sel)
 	}
 }
 
-void cpc_perf_name_walk(void *arg, void (*action)(void *arg, const char *name))
+void __cpc_perf_name_walk(void *arg, void (*action)(void *arg, const char *name))
 {
 	unsigned last = ~0U;
 	for (size_t i = 0; i < NELEM(hw_names); i++) {
@@ -186,7 +186,7 @@ void cpc_perf_name_walk(void *arg, void (*action)(void *arg, const char *name))
 		for (unsigned op = 0; op < NELEM(cache_ops); op++)
 			for (unsigned r = 0; r < 2; r++) {
 				char buf[64];
-				cpc_safe_fmt(buf, sizeof(buf), "%s%s",
+				__cpc_safe_fmt(buf, sizeof(buf), "%s%s",
 				    cache_ids[id], cache_ops[op][r]);
 				action(arg, buf);
 			}

@@ -7,15 +7,15 @@
 #include "evsel.h"
 
 /* Resolves a perf event name (e.g. "task-clock", "L1-dcache-load-misses"). */
-int cpc_perf_name_lookup(const char *name, unsigned *kind, unsigned *index);
+int __cpc_perf_name_lookup(const char *name, unsigned *kind, unsigned *index);
 
 /* The canonical name of (kind, index); 0 on success, -1 if unknown. */
-int cpc_perf_name_format(unsigned kind, unsigned index, char *buf, size_t n);
+int __cpc_perf_name_format(unsigned kind, unsigned index, char *buf, size_t n);
 
 /* The perf encoding of (kind, index); 0 on success, -1 if unknown. */
-int cpc_perf_name_evsel(unsigned kind, unsigned index, struct cpc_evsel *sel);
+int __cpc_perf_name_evsel(unsigned kind, unsigned index, struct cpc_evsel *sel);
 
 /* Calls action for the canonical name of every perf event. */
-void cpc_perf_name_walk(void *arg, void (*action)(void *arg, const char *name));
+void __cpc_perf_name_walk(void *arg, void (*action)(void *arg, const char *name));
 
 #endif

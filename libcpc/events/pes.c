@@ -23,32 +23,32 @@ static int numeric_code(const char *name, unsigned *code)
 	return 0;
 }
 
-int cpc_pes_resolve(int cpuver, int regno, const char *name, uint32_t *event)
+int __cpc_pes_resolve(int cpuver, int regno, const char *name, uint32_t *event)
 {
-	int family = cpc_platform_family(cpuver);
+	int family = __cpc_platform_family(cpuver);
 	unsigned code, kind, index;
 
 	if (family == CPC_FAMILY_NONE)
 		return -1;
-	if (cpc_platform_lookup(cpuver, regno, name, &code)) {
+	if (__cpc_platform_lookup(cpuver, regno, name, &code)) {
 		*event = code;
 		return 0;
 	}
 	/* A platform name that exists only on the other counter. */
-	if (cpc_platform_known_name(cpuver, name))
+	if (__cpc_platform_known_name(cpuver, name))
 		return -1;
 	if (family != CPC_FAMILY_P5) {
-		int g = cpc_generic_lookup(name);
+		int g = __cpc_generic_lookup(name);
 		struct cpc_evsel sel;
-		if (g >= 0 && cpc_generic_evsel((unsigned)g, &sel) == 0) {
+		if (g >= 0 && __cpc_generic_evsel((unsigned)g, &sel) == 0) {
 			*event = pes_ext_make(CPC_EXT_GENERIC, (unsigned)g);
 			return 0;
 		}
-		if (cpuver == cpc_getcpuver() && cpc_native_lookup(name, &index)) {
+		if (cpuver == cpc_getcpuver() && __cpc_native_lookup(name, &index)) {
 			*event = pes_ext_make(CPC_EXT_PFM, index);
 			return 0;
 		}
-		if (cpc_perf_name_lookup(name, &kind, &index)) {
+		if (__cpc_perf_name_lookup(name, &kind, &index)) {
 			*event = pes_ext_make(kind, index);
 			return 0;
 		}
@@ -60,7 +60,7 @@ int cpc_pes_resolve(int cpuver, int regno, const char *name, uint32_t *event)
 	return -1;
 }
 
-int cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
+int __cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
     size_t n)
 {
 	if (pes_is_ext(pes)) {
@@ -68,23 +68,23 @@ int cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
 		const char *g;
 		switch (kind) {
 		case CPC_EXT_GENERIC:
-			g = cpc_generic_name(index);
+			g = __cpc_generic_name(index);
 			if (g == NULL)
 				return -1;
-			cpc_safe_fmt(buf, n, "%s", g);
+			__cpc_safe_fmt(buf, n, "%s", g);
 			return 0;
 		case CPC_EXT_PFM:
-			return cpc_native_name(index, buf, n);
+			return __cpc_native_name(index, buf, n);
 		default:
-			return cpc_perf_name_format(kind, index, buf, n);
+			return __cpc_perf_name_format(kind, index, buf, n);
 		}
 	}
 	unsigned code = pes & 0xff;
-	const char *name = cpc_platform_name(cpuver, regno, code);
+	const char *name = __cpc_platform_name(cpuver, regno, code);
 	if (name != NULL)
-		cpc_safe_fmt(buf, n, "%s", name);
+		__cpc_safe_fmt(buf, n, "%s", name);
 	else
-		cpc_safe_fmt(buf, n, "0x%x", code);
+		__cpc_safe_fmt(buf, n, "0x%x", code);
 	return 0;
 }
 
@@ -92,10 +92,10 @@ int cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
  * P6 event codes whose event still exists on today's processors under
  * another code.  Codes not listed are counted as given.
  */
-unsigned cpc_p6_code_on_running_cpu(unsigned code)
+unsigned __cpc_p6_code_on_running_cpu(unsigned code)
 {
 	struct cpc_cpuinfo ci;
-	cpc_cpuinfo_read(&ci);
+	__cpc_cpuinfo_read(&ci);
 	if (ci.vendor == CPC_VENDOR_INTEL) {
 		if (code == 0x79)	/* cpu_clk_unhalted */
 			return 0x3c;
@@ -122,9 +122,9 @@ unsigned cpc_p6_code_on_running_cpu(unsigned code)
 	return code;
 }
 
-int cpc_pes_evsel(int cpuver, uint32_t pes, struct cpc_evsel *sel)
+int __cpc_pes_evsel(int cpuver, uint32_t pes, struct cpc_evsel *sel)
 {
-	int family = cpc_platform_family(cpuver);
+	int family = __cpc_platform_family(cpuver);
 
 	if (family == CPC_FAMILY_NONE || family == CPC_FAMILY_P5)
 		return -1;
@@ -132,18 +132,18 @@ int cpc_pes_evsel(int cpuver, uint32_t pes, struct cpc_evsel *sel)
 		unsigned kind = pes_ext_kind(pes), index = pes_ext_index(pes);
 		switch (kind) {
 		case CPC_EXT_GENERIC:
-			return cpc_generic_evsel(index, sel);
+			return __cpc_generic_evsel(index, sel);
 		case CPC_EXT_PFM:
-			return cpc_native_evsel(index, sel);
+			return __cpc_native_evsel(index, sel);
 		default:
-			return cpc_perf_name_evsel(kind, index, sel);
+			return __cpc_perf_name_evsel(kind, index, sel);
 		}
 	}
 	unsigned code = pes & 0xff;
 	unsigned umask = (pes >> CPC_P6_PES_UMASK_SHIFT) & 0xff;
 	unsigned cmask = (pes >> CPC_P6_PES_CMASK_SHIFT) & 0xff;
 	if (family == CPC_FAMILY_P6)
-		code = cpc_p6_code_on_running_cpu(code);
+		code = __cpc_p6_code_on_running_cpu(code);
 	memset(sel, 0, sizeof(*sel));
 	sel->type = PERF_TYPE_RAW;
 	sel->config = code | umask << 8 | (uint64_t)cmask << 24;

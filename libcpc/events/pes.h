@@ -52,10 +52,10 @@ static inline unsigned pes_ext_index(uint32_t pes)
  * *event to either an 8-bit code or an extended word (pes_is_ext) and
  * returns 0.  Returns -1 if the counter cannot count the name.
  */
-int cpc_pes_resolve(int cpuver, int regno, const char *name, uint32_t *event);
+int __cpc_pes_resolve(int cpuver, int regno, const char *name, uint32_t *event);
 
 /* The name of the event of a control word, for cpc_eventtostr. */
-int cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
+int __cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
     size_t n);
 
 /*
@@ -63,12 +63,12 @@ int cpc_pes_event_name(int cpuver, int regno, uint32_t pes, char *buf,
  * processor (without the user/system bits).  0, or -1 if the word names
  * nothing countable.  Async-signal-safe.
  */
-int cpc_pes_evsel(int cpuver, uint32_t pes, struct cpc_evsel *sel);
+int __cpc_pes_evsel(int cpuver, uint32_t pes, struct cpc_evsel *sel);
 
 /*
  * The code a P6 event code has on the running processor, where the event
  * still exists under another code (cpu_clk_unhalted, ...).
  */
-unsigned cpc_p6_code_on_running_cpu(unsigned code);
+unsigned __cpc_p6_code_on_running_cpu(unsigned code);
 
 #endif

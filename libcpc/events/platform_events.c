@@ -225,7 +225,7 @@ static const struct named_code amd_events[] = {
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
-int cpc_platform_family(int cpuver)
+int __cpc_platform_family(int cpuver)
 {
 	switch (cpuver) {
 	case CPC_PENTIUM:
@@ -260,7 +260,7 @@ static int p6_counter_ok(int regno, unsigned code)
 	}
 }
 
-void cpc_platform_walk(int cpuver, int regno, void *arg,
+void __cpc_platform_walk(int cpuver, int regno, void *arg,
     void (*action)(void *arg, int regno, const char *name, uint8_t bits))
 {
 	if (regno != 0 && regno != 1)
@@ -315,24 +315,24 @@ static void match_name(void *arg, int regno, const char *name, uint8_t bits)
 	}
 }
 
-int cpc_platform_lookup(int cpuver, int regno, const char *name,
+int __cpc_platform_lookup(int cpuver, int regno, const char *name,
     unsigned *code)
 {
 	struct find_name f = { name, 0, 0 };
-	cpc_platform_walk(cpuver, regno, &f, match_name);
+	__cpc_platform_walk(cpuver, regno, &f, match_name);
 	if (f.found)
 		*code = f.code;
 	return f.found;
 }
 
-int cpc_platform_known_name(int cpuver, const char *name)
+int __cpc_platform_known_name(int cpuver, const char *name)
 {
 	unsigned code;
-	return cpc_platform_lookup(cpuver, 0, name, &code) ||
-	    cpc_platform_lookup(cpuver, 1, name, &code);
+	return __cpc_platform_lookup(cpuver, 0, name, &code) ||
+	    __cpc_platform_lookup(cpuver, 1, name, &code);
 }
 
-const char *cpc_platform_name(int cpuver, int regno, unsigned code)
+const char *__cpc_platform_name(int cpuver, int regno, unsigned code)
 {
 	switch (cpuver) {
 	case CPC_PENTIUM:

@@ -13,20 +13,20 @@ enum {
 };
 
 /* Which family of control words and names a cpuver uses. */
-int cpc_platform_family(int cpuver);
+int __cpc_platform_family(int cpuver);
 
 /* Calls action for every name valid on counter regno, in table order. */
-void cpc_platform_walk(int cpuver, int regno, void *arg,
+void __cpc_platform_walk(int cpuver, int regno, void *arg,
     void (*action)(void *arg, int regno, const char *name, uint8_t bits));
 
 /* Finds the code of a name valid on counter regno; returns 1 if found. */
-int cpc_platform_lookup(int cpuver, int regno, const char *name,
+int __cpc_platform_lookup(int cpuver, int regno, const char *name,
     unsigned *code);
 
 /* 1 if the name is in the cpuver's table for any counter. */
-int cpc_platform_known_name(int cpuver, const char *name);
+int __cpc_platform_known_name(int cpuver, const char *name);
 
 /* The first table name of a code on counter regno, or NULL. */
-const char *cpc_platform_name(int cpuver, int regno, unsigned code);
+const char *__cpc_platform_name(int cpuver, int regno, unsigned code);
 
 #endif

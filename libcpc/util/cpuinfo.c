@@ -8,7 +8,7 @@
 
 #include "cpuinfo.h"
 
-void cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
+void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
 {
 	unsigned a = 0, b = 0, c = 0, d = 0;
 
@@ -68,15 +68,15 @@ static void start_tsc_hrtime(uint64_t khz)
 	if (!tsc_is_clocksource)
 		return;
 	hr_mult = (1000000ULL << 32) / khz;
-	hr_tsc0 = cpc_rdtsc();
+	hr_tsc0 = __cpc_rdtsc();
 	hr_ns0 = ns_now_monotonic();
 	atomic_store_explicit(&hr_ready, 1, memory_order_release);
 }
 
-uint64_t cpc_hrtime(void)
+uint64_t __cpc_hrtime(void)
 {
 	if (atomic_load_explicit(&hr_ready, memory_order_acquire))
-		return hr_ns0 + (uint64_t)(((unsigned __int128)(cpc_rdtsc() -
+		return hr_ns0 + (uint64_t)(((unsigned __int128)(__cpc_rdtsc() -
 						hr_tsc0) * hr_mult) >> 32);
 	return ns_now_monotonic();
 }
@@ -95,7 +95,7 @@ static uint64_t ns_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t cpc_tsc_khz(void)
+uint64_t __cpc_tsc_khz(void)
 {
 	uint64_t khz = atomic_load_explicit(&tsc_khz_cache, memory_order_relaxed);
 	if (khz != 0)
@@ -105,12 +105,12 @@ uint64_t cpc_tsc_khz(void)
 	uint64_t best = 0;
 	uint64_t best_ns = ~0ULL;
 	for (int i = 0; i < 3; i++) {
-		uint64_t t0 = ns_now(), c0 = cpc_rdtsc();
+		uint64_t t0 = ns_now(), c0 = __cpc_rdtsc();
 		uint64_t t1;
 		do {
 			t1 = ns_now();
 		} while (t1 - t0 < 700000);
-		uint64_t c1 = cpc_rdtsc();
+		uint64_t c1 = __cpc_rdtsc();
 		uint64_t t2 = ns_now();
 		if (t2 - t0 < best_ns) {
 			best_ns = t2 - t0;
@@ -128,10 +128,10 @@ uint64_t cpc_tsc_khz(void)
 	return khz;
 }
 
-uint64_t cpc_ns_to_tsc(uint64_t ns)
+uint64_t __cpc_ns_to_tsc(uint64_t ns)
 {
 	if (atomic_load_explicit(&tsc_khz_cache, memory_order_acquire) == 0)
-		(void)cpc_tsc_khz();
+		(void)__cpc_tsc_khz();
 	uint64_t mult = atomic_load_explicit(&ns_to_tsc_mult,
 	    memory_order_relaxed);
 	return (uint64_t)(((unsigned __int128)ns * mult) >> 32);

@@ -15,10 +15,10 @@ struct cpc_cpuinfo {
 };
 
 /* Fills *ci from CPUID.  Async-signal-safe. */
-void cpc_cpuinfo_read(struct cpc_cpuinfo *ci);
+void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci);
 
 /* Reads the time-stamp counter. */
-static inline uint64_t cpc_rdtsc(void)
+static inline uint64_t __cpc_rdtsc(void)
 {
 	uint32_t lo, hi;
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
@@ -29,16 +29,16 @@ static inline uint64_t cpc_rdtsc(void)
  * TSC frequency in kHz, measured once against CLOCK_MONOTONIC_RAW (about
  * 2 ms) and cached.  Async-signal-safe; call it outside measured regions.
  */
-uint64_t cpc_tsc_khz(void);
+uint64_t __cpc_tsc_khz(void);
 
 /*
  * Monotonic nanoseconds (gethrtime): CLOCK_MONOTONIC, read from the TSC
  * without a system call once the TSC is calibrated when the kernel itself
  * uses the TSC as its clock.  Async-signal-safe.
  */
-uint64_t cpc_hrtime(void);
+uint64_t __cpc_hrtime(void);
 
 /* Nanoseconds to TSC ticks, without a division.  Async-signal-safe. */
-uint64_t cpc_ns_to_tsc(uint64_t ns);
+uint64_t __cpc_ns_to_tsc(uint64_t ns);
 
 #endif

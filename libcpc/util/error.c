@@ -28,7 +28,7 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
-void cpc_report(const char *fn, const char *fmt, ...)
+void __cpc_report(const char *fn, const char *fmt, ...)
 {
 	int saved = errno;
 	cpc_errfn_t *user = atomic_load(&cpc_errfn);
@@ -38,17 +38,17 @@ void cpc_report(const char *fn, const char *fmt, ...)
 	if (user != NULL)
 		user(fn, fmt, ap);
 	else
-		cpc_vreport_stderr(fn, fmt, ap);
+		__cpc_vreport_stderr(fn, fmt, ap);
 	va_end(ap);
 	errno = saved;
 }
 
-void cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap)
+void __cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap)
 {
 	int saved = errno;
 	char line[1024];
-	size_t len = cpc_safe_fmt(line, sizeof(line), "libcpc: %s: ", fn);
-	len += cpc_safe_vfmt(line + len, sizeof(line) - len, fmt, ap);
+	size_t len = __cpc_safe_fmt(line, sizeof(line), "libcpc: %s: ", fn);
+	len += __cpc_safe_vfmt(line + len, sizeof(line) - len, fmt, ap);
 	write_all(STDERR_FILENO, line, len);
 	errno = saved;
 }

@@ -10,10 +10,10 @@
  * as "libcpc: <fn>: <message>" on standard error.  errno is preserved.
  * Async-signal-safe when no application error function is installed.
  */
-void cpc_report(const char *fn, const char *fmt, ...)
+void __cpc_report(const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* The default printer alone ("libcpc: <fn>: <message>" on stderr). */
-void cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap);
+void __cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap);
 
 #endif

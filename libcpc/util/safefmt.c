@@ -35,7 +35,7 @@ static void put_num(struct out *o, unsigned long long v, unsigned base,
 		put(o, tmp[--i]);
 }
 
-size_t cpc_safe_vfmt(char *buf, size_t n, const char *fmt, va_list ap)
+size_t __cpc_safe_vfmt(char *buf, size_t n, const char *fmt, va_list ap)
 {
 	struct out o = { buf, n, 0 };
 
@@ -124,11 +124,11 @@ size_t cpc_safe_vfmt(char *buf, size_t n, const char *fmt, va_list ap)
 	return o.len < n ? o.len : (n > 0 ? n - 1 : 0);
 }
 
-size_t cpc_safe_fmt(char *buf, size_t n, const char *fmt, ...)
+size_t __cpc_safe_fmt(char *buf, size_t n, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	size_t r = cpc_safe_vfmt(buf, n, fmt, ap);
+	size_t r = __cpc_safe_vfmt(buf, n, fmt, ap);
 	va_end(ap);
 	return r;
 }

@@ -10,8 +10,8 @@
  * length written.  Understands %s %c %d %i %u %x %X %p %% with the length
  * modifiers l, ll and z, and an optional field width and '0' flag.
  */
-size_t cpc_safe_vfmt(char *buf, size_t n, const char *fmt, va_list ap);
-size_t cpc_safe_fmt(char *buf, size_t n, const char *fmt, ...)
+size_t __cpc_safe_vfmt(char *buf, size_t n, const char *fmt, va_list ap);
+size_t __cpc_safe_fmt(char *buf, size_t n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -7,7 +7,7 @@
 
 hrtime_t gethrtime(void)
 {
-	return (hrtime_t)cpc_hrtime();
+	return (hrtime_t)__cpc_hrtime();
 }
 
 __id_t _lwp_self(void)

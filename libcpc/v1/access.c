@@ -9,10 +9,10 @@
 int cpc_access(void)
 {
 	const char *why = NULL;
-	int err = -cpc_lwp_probe(&why);
+	int err = -__cpc_lwp_probe(&why);
 
 	if (why != NULL) {	/* no backend */
-		cpc_report("access", "%s\n", why);
+		__cpc_report("access", "%s\n", why);
 		errno = ENOSYS;
 		return -1;
 	}
@@ -20,19 +20,19 @@ int cpc_access(void)
 		return 0;
 	switch (err) {
 	case EAGAIN:
-		cpc_report("access", "Another process may be sampling "
+		__cpc_report("access", "Another process may be sampling "
 				     "system-wide CPU statistics\n");
 		break;
 	case ENOSYS:
 	case EACCES:
 	case EPERM:
 	case ENOENT:
-		cpc_report("access", "CPU performance counters are "
+		__cpc_report("access", "CPU performance counters are "
 				     "inaccessible on this machine\n");
 		err = ENOSYS;
 		break;
 	default:
-		cpc_report("access", "%s\n", strerror(err));
+		__cpc_report("access", "%s\n", strerror(err));
 		break;
 	}
 	errno = err;

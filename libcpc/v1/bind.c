@@ -28,13 +28,13 @@ struct v1_binding {
 
 static __thread struct v1_binding v1 __attribute__((tls_model("initial-exec")));
 
-/* Tags the LWP bindings made through this layer (cpc_lwp_owner). */
+/* Tags the LWP bindings made through this layer (__cpc_lwp_owner). */
 static const char v1_owner;
 
 /* Is the calling LWP's binding a version 1 one? */
 static int v1_bound(void)
 {
-	return v1.bound && cpc_lwp_owner() == &v1_owner;
+	return v1.bound && __cpc_lwp_owner() == &v1_owner;
 }
 
 /* What a new LWP needs to take over a version 1 binding. */
@@ -87,54 +87,54 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 	char name[CPC_MAX_EVENT_LEN];
 
 	if (why != NULL) {
-		cpc_report(FN_BIND, "%s\n", why);
+		__cpc_report(FN_BIND, "%s\n", why);
 		return;
 	}
 	if (bad < 0 || bad > 1) {
-		cpc_report(FN_BIND, "cannot bind: %s\n", strerrordesc_np(err));
+		__cpc_report(FN_BIND, "cannot bind: %s\n", strerrordesc_np(err));
 		return;
 	}
-	if (cpc_pes_event_name(ev->ce_cpuver, bad, ev->ce_pes[bad], name,
+	if (__cpc_pes_event_name(ev->ce_cpuver, bad, ev->ce_pes[bad], name,
 		sizeof(name)) != 0)
 		name[0] = '\0';
 	switch (err) {
 	case ENOTSUP:
-		cpc_report(FN_BIND,
+		__cpc_report(FN_BIND,
 		    "pic%d: event '%s' cannot signal its overflow\n", bad, name);
 		break;
 	case ENOENT:
-		cpc_report(FN_BIND,
+		__cpc_report(FN_BIND,
 		    "pic%d: event '%s' cannot be counted on this system "
 		    "(no hardware PMU or no such event)\n",
 		    bad, name);
 		break;
 	case EACCES:
 	case EPERM:
-		cpc_report(FN_BIND,
+		__cpc_report(FN_BIND,
 		    "pic%d: not permitted to count '%s'%s "
 		    "(see /proc/sys/kernel/perf_event_paranoid)\n",
 		    bad, name,
 		    (ev->ce_pes[bad] & PES_OS) ? " in system mode" : "");
 		break;
 	default:
-		cpc_report(FN_BIND, "pic%d: cannot count '%s': %s\n", bad,
+		__cpc_report(FN_BIND, "pic%d: cannot count '%s': %s\n", bad,
 		    name, strerrordesc_np(err));
 		break;
 	}
 }
 
 /* Checks an event and its flags, and builds the request set. */
-int cpc_v1_build_set(const cpc_event_t *ev, int flags,
+int __cpc_v1_build_set(const cpc_event_t *ev, int flags,
     struct cpc_reqset *set, const char *fn)
 {
-	int family = cpc_platform_family(ev->ce_cpuver);
+	int family = __cpc_platform_family(ev->ce_cpuver);
 
 	if (family == CPC_FAMILY_NONE) {
-		cpc_report(fn, "unknown cpuver %d\n", ev->ce_cpuver);
+		__cpc_report(fn, "unknown cpuver %d\n", ev->ce_cpuver);
 		return EINVAL;
 	}
 	if (family == CPC_FAMILY_P5) {
-		cpc_report(fn,
+		__cpc_report(fn,
 		    "Pentium (P5) events cannot be counted on this processor\n");
 		return EINVAL;
 	}
@@ -144,17 +144,17 @@ int cpc_v1_build_set(const cpc_event_t *ev, int flags,
 		uint32_t pes = ev->ce_pes[i];
 		struct cpc_req *r = &set->req[i];
 		if ((pes & PES_INT) && (pes & PES_OS)) {
-			cpc_report(fn,
+			__cpc_report(fn,
 			    "pic%d: 'int' cannot be combined with 'sys'\n", i);
 			return EINVAL;
 		}
 		if ((pes & PES_INT) && !(flags & CPC_BIND_EMT_OVF)) {
-			cpc_report(fn,
+			__cpc_report(fn,
 			    "pic%d: 'int' requires CPC_BIND_EMT_OVF\n", i);
 			return EINVAL;
 		}
-		if (cpc_pes_evsel(ev->ce_cpuver, pes, &r->sel) != 0) {
-			cpc_report(fn, "pic%d: invalid event selection "
+		if (__cpc_pes_evsel(ev->ce_cpuver, pes, &r->sel) != 0) {
+			__cpc_report(fn, "pic%d: invalid event selection "
 			    "0x%x\n", i, pes);
 			return EINVAL;
 		}
@@ -181,7 +181,7 @@ int cpc_v1_build_set(const cpc_event_t *ev, int flags,
 static int bind_failed(int err)
 {
 	v1.bound = 0;
-	(void)cpc_lwp_release();
+	(void)__cpc_lwp_release();
 	return fail(err);
 }
 
@@ -192,16 +192,16 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	const char *why = NULL;
 
 	if ((flags & ~(CPC_BIND_LWP_INHERIT | CPC_BIND_EMT_OVF)) != 0) {
-		cpc_report(FN_BIND, "invalid flags 0x%x\n", (unsigned)flags);
+		__cpc_report(FN_BIND, "invalid flags 0x%x\n", (unsigned)flags);
 		return bind_failed(EINVAL);
 	}
-	int err = cpc_v1_build_set(ev, flags, &set, FN_BIND);
+	int err = __cpc_v1_build_set(ev, flags, &set, FN_BIND);
 	if (err != 0)
 		return bind_failed(err);
 	if (flags & CPC_BIND_EMT_OVF) {
-		int rc = cpc_ovf_signal_arm();
+		int rc = __cpc_ovf_signal_arm();
 		if (rc != 0) {
-			cpc_report(FN_BIND, "cannot install the SIGEMT handler\n");
+			__cpc_report(FN_BIND, "cannot install the SIGEMT handler\n");
 			return bind_failed(-rc);
 		}
 	}
@@ -214,7 +214,7 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	struct cpc_inherit inh;
 	if (flags & CPC_BIND_LWP_INHERIT)
 		describe_inheritance(&inh, ev, flags);
-	int rc = cpc_lwp_bind(&set, (unsigned)flags, &inh, &v1_owner, &bad,
+	int rc = __cpc_lwp_bind(&set, (unsigned)flags, &inh, &v1_owner, &bad,
 	    &why);
 	if (rc != 0) {
 		v1.bound = 0;
@@ -249,7 +249,7 @@ static int sample_v1(cpc_event_t *out)
 
 	if (!v1_bound())
 		return fail(EINVAL);
-	int rc = cpc_lwp_sample(vals, 2, &tsc);
+	int rc = __cpc_lwp_sample(vals, 2, &tsc);
 	if (rc != 0)
 		return fail(-rc);
 	out->ce_cpuver = v1.ev.ce_cpuver;
@@ -280,7 +280,7 @@ int cpc_take_group_sample(cpc_event_t *event)
 
 	if (event == NULL || !v1_bound())
 		return fail(EINVAL);
-	int rc = cpc_lwp_group_sample(vals, 2, &tsc);
+	int rc = __cpc_lwp_group_sample(vals, 2, &tsc);
 	if (rc != 0)
 		return fail(-rc);
 	event->ce_cpuver = v1.ev.ce_cpuver;
@@ -303,7 +303,7 @@ static int toggle_mode(uint32_t bit, int enable)
 	if (sample_v1(&now) != 0)
 		return -1;
 	if (bit == PES_OS && enable && (v1.flags & CPC_BIND_EMT_OVF)) {
-		cpc_report(bit == PES_OS ? "count_sys_events" : "count_usr_events",
+		__cpc_report(bit == PES_OS ? "count_sys_events" : "count_usr_events",
 		    "system counting cannot be combined with overflow "
 		    "interrupts\n");
 		return fail(EINVAL);
@@ -334,7 +334,7 @@ int cpc_rele(void)
 {
 	int saved = errno;
 	v1.bound = 0;
-	if (cpc_lwp_release() != 0)
+	if (__cpc_lwp_release() != 0)
 		return fail(EINVAL);
 	errno = saved;
 	return 0;

@@ -80,7 +80,7 @@ char *cpc_eventtostr(cpc_event_t *event)
 	if (event == NULL)
 		return NULL;
 	int cpuver = event->ce_cpuver;
-	int family = cpc_platform_family(cpuver);
+	int family = __cpc_platform_family(cpuver);
 	if (family == CPC_FAMILY_NONE)
 		return NULL;
 
@@ -95,9 +95,9 @@ char *cpc_eventtostr(cpc_event_t *event)
 			(pes[0] >> CPC_P5_CESR_ES1_SHIFT) & CPC_P5_CESR_ES1_MASK
 		};
 		for (int pic = 0; pic < 2; pic++) {
-			cpc_pes_event_name(cpuver, pic, code[pic], name,
+			__cpc_pes_event_name(cpuver, pic, code[pic], name,
 			    sizeof(name));
-			cpc_safe_fmt(piece, sizeof(piece), "%spic%d=%s",
+			__cpc_safe_fmt(piece, sizeof(piece), "%spic%d=%s",
 			    pic ? "," : "", pic, name);
 			add(&sb, piece);
 		}
@@ -106,13 +106,13 @@ char *cpc_eventtostr(cpc_event_t *event)
 	}
 
 	for (int pic = 0; pic < 2; pic++) {
-		if (cpc_pes_event_name(cpuver, pic, pes[pic], name,
+		if (__cpc_pes_event_name(cpuver, pic, pes[pic], name,
 			sizeof(name)) != 0) {
-			cpc_report(FN, "pic%d: no such event in this process\n",
+			__cpc_report(FN, "pic%d: no such event in this process\n",
 			    pic);
 			return NULL;
 		}
-		cpc_safe_fmt(piece, sizeof(piece), "%spic%d=%s",
+		__cpc_safe_fmt(piece, sizeof(piece), "%spic%d=%s",
 		    pic ? "," : "", pic, name);
 		add(&sb, piece);
 	}
@@ -125,7 +125,7 @@ char *cpc_eventtostr(cpc_event_t *event)
 				continue;
 			unsigned v = (pes[pic] >> shifts[m]) & 0xff;
 			if (v != 0) {
-				cpc_safe_fmt(piece, sizeof(piece), ",%s%d=0x%x",
+				__cpc_safe_fmt(piece, sizeof(piece), ",%s%d=0x%x",
 				    masks[m], pic, v);
 				add(&sb, piece);
 			}

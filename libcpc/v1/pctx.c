@@ -55,7 +55,7 @@ static void drop(struct v1_pctx_binding **bp)
 {
 	struct v1_pctx_binding *b = *bp;
 	*bp = b->next;
-	cpc_pctx_close(&b->ctx);
+	__cpc_pctx_close(&b->ctx);
 	free(b);
 }
 
@@ -77,11 +77,11 @@ static int build_set(const cpc_event_t *ev, struct cpc_reqset *set,
 {
 	for (int i = 0; i < 2; i++)
 		if (ev->ce_pes[i] & PES_INT) {
-			cpc_report(fn, "pic%d: 'int' is not available for "
+			__cpc_report(fn, "pic%d: 'int' is not available for "
 			    "process contexts\n", i);
 			return EINVAL;
 		}
-	return cpc_v1_build_set(ev, 0, set, fn);
+	return __cpc_v1_build_set(ev, 0, set, fn);
 }
 
 /* Explains why counting could not start in LWP lwpid. */
@@ -91,25 +91,25 @@ static void report_open_error(const char *fn, const cpc_event_t *ev,
 	char name[CPC_MAX_EVENT_LEN] = "";
 
 	if (bad >= 0 && bad <= 1 &&
-	    cpc_pes_event_name(ev->ce_cpuver, bad, ev->ce_pes[bad], name,
+	    __cpc_pes_event_name(ev->ce_cpuver, bad, ev->ce_pes[bad], name,
 		sizeof(name)) != 0)
 		name[0] = '\0';
 	switch (err) {
 	case ENOENT:
 	case EOPNOTSUPP:
-		cpc_report(fn, "pic%d: event '%s' cannot be counted on this "
+		__cpc_report(fn, "pic%d: event '%s' cannot be counted on this "
 		    "system (no hardware PMU or no such event)\n", bad, name);
 		break;
 	case EACCES:
 	case EPERM:
-		cpc_report(fn, "lwp %d: not permitted to count (see "
+		__cpc_report(fn, "lwp %d: not permitted to count (see "
 		    "/proc/sys/kernel/perf_event_paranoid)\n", (int)lwpid);
 		break;
 	case ESRCH:
-		cpc_report(fn, "lwp %d: no such lwp\n", (int)lwpid);
+		__cpc_report(fn, "lwp %d: no such lwp\n", (int)lwpid);
 		break;
 	default:
-		cpc_report(fn, "lwp %d: cannot count: %s\n", (int)lwpid,
+		__cpc_report(fn, "lwp %d: cannot count: %s\n", (int)lwpid,
 		    strerrordesc_np(err));
 		break;
 	}
@@ -118,13 +118,13 @@ static void report_open_error(const char *fn, const cpc_event_t *ev,
 /* The thread of LWP lwpid, or -1 with errno (reported). */
 static int target(const char *fn, pctx_t *pctx, __id_t lwpid, pid_t *tid)
 {
-	int rc = cpc_pctx_target(pctx, lwpid, tid);
+	int rc = __cpc_pctx_target(pctx, lwpid, tid);
 	if (rc == 0)
-		rc = cpc_pctx_on_release(forget);
+		rc = __cpc_pctx_on_release(forget);
 	if (rc == 0)
 		return 0;
 	if (rc == -ENOTSUP)
-		cpc_report(fn, "libpctx is not loaded in this process\n");
+		__cpc_report(fn, "libpctx is not loaded in this process\n");
 	return fail(-rc);
 }
 
@@ -144,12 +144,12 @@ int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
 		return 0;
 	}
 	if (flags & CPC_BIND_EMT_OVF) {
-		cpc_report(fn, "overflow interrupts are not available for "
+		__cpc_report(fn, "overflow interrupts are not available for "
 		    "process contexts\n");
 		return fail(EINVAL);
 	}
 	if ((flags & ~CPC_BIND_LWP_INHERIT) != 0) {
-		cpc_report(fn, "invalid flags 0x%x\n", (unsigned)flags);
+		__cpc_report(fn, "invalid flags 0x%x\n", (unsigned)flags);
 		return fail(EINVAL);
 	}
 	int err = build_set(event, &set, fn);
@@ -160,7 +160,7 @@ int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
 	struct v1_pctx_binding *b = calloc(1, sizeof(*b));
 	if (b == NULL)
 		return fail(ENOMEM);
-	int rc = cpc_pctx_open(&b->ctx, &set, tid, &bad);
+	int rc = __cpc_pctx_open(&b->ctx, &set, tid, &bad);
 	if (rc != 0) {
 		free(b);
 		report_open_error(fn, event, lwpid, -rc, bad);
@@ -193,7 +193,7 @@ int cpc_pctx_take_sample(pctx_t *pctx, __id_t lwpid, cpc_event_t *event)
 	struct v1_pctx_binding **bp = find(pctx, lwpid);
 	int rc = bp == NULL ? -EINVAL
 	    : (*bp)->invalid ? -EAGAIN
-			     : cpc_pctx_read(&(*bp)->ctx, vals, 2, &tick);
+			     : __cpc_pctx_read(&(*bp)->ctx, vals, 2, &tick);
 	if (rc == 0) {
 		memset(event, 0, sizeof(*event));
 		event->ce_cpuver = (*bp)->cpuver;

@@ -51,10 +51,10 @@ static struct shared *lookup(int fd)
 
 int cpc_shared_open(void)
 {
-	int rc = cpc_cpu_probe();
+	int rc = __cpc_cpu_probe();
 	if (rc != 0) {
 		if (rc == -EACCES || rc == -EPERM) {
-			cpc_report("shared_open", "counting on a processor needs "
+			__cpc_report("shared_open", "counting on a processor needs "
 			    "CAP_PERFMON or perf_event_paranoid <= 0\n");
 			return fail(EACCES);
 		}
@@ -96,7 +96,7 @@ static int bound_processor(void)
 static void release(struct shared *s)
 {
 	if (s->bound) {
-		cpc_cpu_close(&s->ctx);
+		__cpc_cpu_close(&s->ctx);
 		s->bound = 0;
 	}
 }
@@ -117,18 +117,18 @@ int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 		return fail(EINVAL);
 	int cpu = bound_processor();
 	if (cpu < 0) {
-		cpc_report("shared_bind_event", "the caller must first be bound "
+		__cpc_report("shared_bind_event", "the caller must first be bound "
 		    "to one processor (processor_bind, sched_setaffinity)\n");
 		return fail(EINVAL);
 	}
-	int err = cpc_v1_build_set(event, 0, &set, "shared_bind_event");
+	int err = __cpc_v1_build_set(event, 0, &set, "shared_bind_event");
 	if (err != 0)
 		return fail(err);
 	release(s);
-	int rc = cpc_cpu_open(&s->ctx, &set, cpu, &bad);
+	int rc = __cpc_cpu_open(&s->ctx, &set, cpu, &bad);
 	if (rc != 0) {
 		if (rc == -ENOENT || rc == -EOPNOTSUPP) {
-			cpc_report("shared_bind_event", "pic%d: event cannot be "
+			__cpc_report("shared_bind_event", "pic%d: event cannot be "
 			    "counted on this system\n", bad < 0 ? 0 : bad);
 			return fail(EINVAL);
 		}
@@ -146,7 +146,7 @@ int cpc_shared_take_sample(int fd, cpc_event_t *event)
 
 	if (s == NULL || event == NULL || !s->bound)
 		return fail(EINVAL);
-	int rc = cpc_cpu_sample(&s->ctx, vals, 2, &tick);
+	int rc = __cpc_cpu_sample(&s->ctx, vals, 2, &tick);
 	if (rc != 0)
 		return fail(-rc);
 	event->ce_cpuver = s->ev.ce_cpuver;

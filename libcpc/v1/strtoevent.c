@@ -78,8 +78,8 @@ static int mask_value(const char *s, unsigned *out)
 
 static int set_event(struct parse *ps, int pic, const char *name)
 {
-	if (cpc_pes_resolve(ps->cpuver, pic, name, &ps->event[pic]) != 0) {
-		cpc_report(FN, "%s%d cannot measure '%s' on this cpu\n",
+	if (__cpc_pes_resolve(ps->cpuver, pic, name, &ps->event[pic]) != 0) {
+		__cpc_report(FN, "%s%d cannot measure '%s' on this cpu\n",
 		    ps->p5 ? "CTR" : "PerfCtr", pic, name);
 		return -1;
 	}
@@ -95,7 +95,7 @@ static int parse_token(struct parse *ps, char *tok)
 	size_t klen = value != NULL ? (size_t)(value - tok) : strlen(tok);
 
 	if (*tok == '\0') {
-		cpc_report(FN, "bad token\n");
+		__cpc_report(FN, "bad token\n");
 		return -1;
 	}
 	if (klen < sizeof(key)) {
@@ -111,11 +111,11 @@ static int parse_token(struct parse *ps, char *tok)
 	if (strcmp(key, "pic0") == 0 || strcmp(key, "pic1") == 0) {
 		int pic = key[3] - '0';
 		if (value == NULL) {
-			cpc_report(FN, "missing '%s' value\n", key);
+			__cpc_report(FN, "missing '%s' value\n", key);
 			return -1;
 		}
 		if (ps->have[pic]) {
-			cpc_report(FN, "repeated '%s' token\n", key);
+			__cpc_report(FN, "repeated '%s' token\n", key);
 			return -1;
 		}
 		return set_event(ps, pic, value);
@@ -128,11 +128,11 @@ static int parse_token(struct parse *ps, char *tok)
 		int pic = key[5] - '0';
 		unsigned v;
 		if (value == NULL) {
-			cpc_report(FN, "missing '%s' value\n", key);
+			__cpc_report(FN, "missing '%s' value\n", key);
 			return -1;
 		}
 		if (mask_value(value, &v) != 0) {
-			cpc_report(FN, "bad '%s' value\n", key);
+			__cpc_report(FN, "bad '%s' value\n", key);
 			return -1;
 		}
 		if (key[0] == 'u')
@@ -156,7 +156,7 @@ static int parse_token(struct parse *ps, char *tok)
 		if (t->p6_only && ps->p5)
 			break;	/* falls through to an implicit event name */
 		if (value != NULL) {
-			cpc_report(FN, "bad arg to '%s'\n", key);
+			__cpc_report(FN, "bad arg to '%s'\n", key);
 			return -1;
 		}
 		if (*sfx == '\0' || *sfx == '0')
@@ -173,7 +173,7 @@ static int parse_token(struct parse *ps, char *tok)
 		return set_event(ps, 0, tok);
 	if (!ps->have[1])
 		return set_event(ps, 1, tok);
-	cpc_report(FN, "bad token '%s'\n", tok);
+	__cpc_report(FN, "bad token '%s'\n", tok);
 	return -1;
 }
 
@@ -192,7 +192,7 @@ static int compose(struct parse *ps, cpc_event_t *ev)
 	for (int pic = 0; pic < 2; pic++) {
 		if (pes_is_ext(ps->event[pic])) {
 			if (ps->umask[pic] != 0 || ps->cmask[pic] != 0) {
-				cpc_report(FN,
+				__cpc_report(FN,
 				    "'%cmask%d' cannot be used with a named "
 				    "Linux event\n",
 				    ps->umask[pic] != 0 ? 'u' : 'c', pic);
@@ -210,7 +210,7 @@ static int compose(struct parse *ps, cpc_event_t *ev)
 
 static int parse_spec(int cpuver, const char *spec, cpc_event_t *event)
 {
-	int family = cpc_platform_family(cpuver);
+	int family = __cpc_platform_family(cpuver);
 	if (spec == NULL || event == NULL || family == CPC_FAMILY_NONE)
 		return 1;
 
@@ -223,7 +223,7 @@ static int parse_spec(int cpuver, const char *spec, cpc_event_t *event)
 
 	char *copy = strdup(spec);
 	if (copy == NULL) {
-		cpc_report(FN, "out of memory\n");
+		__cpc_report(FN, "out of memory\n");
 		return 1;
 	}
 	int errors = 0;
@@ -245,7 +245,7 @@ static int parse_spec(int cpuver, const char *spec, cpc_event_t *event)
 	free(copy);
 
 	if (!ps.have[0] || !ps.have[1]) {
-		cpc_report(FN, "two events must be specified\n");
+		__cpc_report(FN, "two events must be specified\n");
 		errors++;
 	}
 	if (errors != 0)

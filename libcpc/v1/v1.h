@@ -9,7 +9,7 @@
  * Checks a cpc_event_t and its bind flags and builds the two requests of
  * it: 0, or an errno value after reporting the problem for function fn.
  */
-int cpc_v1_build_set(const cpc_event_t *ev, int flags,
+int __cpc_v1_build_set(const cpc_event_t *ev, int flags,
     struct cpc_reqset *set, const char *fn);
 
 #endif

@@ -62,14 +62,14 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	for (struct v2_req *r = set->reqs; r != NULL; r = r->next)
 		emt |= (r->req.flags & CPC_OVF_NOTIFY_EMT) != 0;
 	if (emt) {
-		int rc = cpc_ovf_signal_arm();
+		int rc = __cpc_ovf_signal_arm();
 		if (rc != 0)
 			return fail(-rc);
 	}
 	if (set->state == V2_BOUND_CPU || set->state == V2_BOUND_PCTX)
 		v2_unbind_set(set);
 	v2_compile(set, &rs);
-	int rc = cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
+	int rc = __cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
 	if (rc != 0) {
 		if (why != NULL)
 			v2_note(cpc, FN_BIND, why);
@@ -97,16 +97,16 @@ void v2_unbind_set(cpc_set_t *set)
 {
 	switch (set->state) {
 	case V2_BOUND_LWP:
-		if (cpc_lwp_owner() == set)
-			(void)cpc_lwp_release();
+		if (__cpc_lwp_owner() == set)
+			(void)__cpc_lwp_release();
 		break;
 	case V2_BOUND_CPU:
-		cpc_cpu_close(set->bound_cpu);
+		__cpc_cpu_close(set->bound_cpu);
 		free(set->bound_cpu);
 		set->bound_cpu = NULL;
 		break;
 	case V2_BOUND_PCTX:
-		cpc_pctx_close(set->bound_pctx);
+		__cpc_pctx_close(set->bound_pctx);
 		free(set->bound_pctx);
 		set->bound_pctx = NULL;
 		break;
@@ -125,15 +125,15 @@ int v2_sample_set(cpc_set_t *set, cpc_buf_t *buf)
 
 	switch (set->state) {
 	case V2_BOUND_LWP:
-		if (cpc_lwp_owner() != set)
+		if (__cpc_lwp_owner() != set)
 			return -EINVAL;
-		rc = cpc_lwp_sample(buf->vals, n, &tick);
+		rc = __cpc_lwp_sample(buf->vals, n, &tick);
 		break;
 	case V2_BOUND_CPU:
-		rc = cpc_cpu_sample(set->bound_cpu, buf->vals, n, &tick);
+		rc = __cpc_cpu_sample(set->bound_cpu, buf->vals, n, &tick);
 		break;
 	case V2_BOUND_PCTX:
-		rc = cpc_pctx_read(set->bound_pctx, buf->vals, n, &tick);
+		rc = __cpc_pctx_read(set->bound_pctx, buf->vals, n, &tick);
 		break;
 	default:
 		return -EINVAL;
@@ -173,7 +173,7 @@ int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 {
 	int saved = errno;
 	(void)cpc;
-	if (index < 0 || cpc_lwp_set_preset((unsigned)index, preset) != 0)
+	if (index < 0 || __cpc_lwp_set_preset((unsigned)index, preset) != 0)
 		return fail(EINVAL);
 	errno = saved;
 	return 0;
@@ -183,7 +183,7 @@ int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 {
 	int saved = errno;
 	(void)cpc, (void)set;
-	int rc = cpc_lwp_restart();
+	int rc = __cpc_lwp_restart();
 	if (rc != 0)
 		return fail(-rc);
 	errno = saved;
@@ -193,7 +193,7 @@ int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 static int enable(int on)
 {
 	int saved = errno;
-	int rc = cpc_lwp_enable(on);
+	int rc = __cpc_lwp_enable(on);
 	if (rc != 0)
 		return fail(-rc);
 	errno = saved;

@@ -32,7 +32,7 @@ static void call_handler(cpc_errhndlr_t *fn, const char *name, int subcode,
 	if (fn != NULL)
 		fn(name, subcode, fmt, ap);
 	else
-		cpc_vreport_stderr(name, fmt, ap);
+		__cpc_vreport_stderr(name, fmt, ap);
 	va_end(ap);
 }
 

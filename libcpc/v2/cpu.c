@@ -44,16 +44,16 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		free(c);
 		return fail(EINVAL);
 	}
-	int rc = cpc_cpu_pin(c, id);
+	int rc = __cpc_cpu_pin(c, id);
 	if (rc != 0) {
 		v2_report(cpc, FN_CPU, CPC_PBIND_FAILED);
 		free(c);
 		return fail(-rc);
 	}
 	v2_compile(set, &rs);
-	rc = cpc_cpu_open(c, &rs, id, &bad);
+	rc = __cpc_cpu_open(c, &rs, id, &bad);
 	if (rc != 0) {
-		cpc_cpu_close(c);
+		__cpc_cpu_close(c);
 		free(c);
 		if (rc == -EACCES || rc == -EPERM) {
 			v2_note(cpc, FN_CPU, "counting on a processor needs "

@@ -29,7 +29,7 @@ static int numeric_event(const char *name, unsigned *code)
 	char *end;
 	if (*name == '\0')
 		return -1;
-	cpc_cpuinfo_read(&ci);
+	__cpc_cpuinfo_read(&ci);
 	errno = 0;
 	long v = strtol(name, &end, 0);
 	if (*end != '\0' || errno != 0 || v < 0 ||
@@ -43,13 +43,13 @@ static int numeric_event(const char *name, unsigned *code)
 static int platform_code(int cpuver, const char *name, int picno,
     unsigned *code)
 {
-	int family = cpc_platform_family(cpuver);
+	int family = __cpc_platform_family(cpuver);
 	if (picno < 0 || (family == CPC_FAMILY_P6 && picno > 1))
-		return cpc_platform_lookup(cpuver, 0, name, code) ||
-		    cpc_platform_lookup(cpuver, 1, name, code);
+		return __cpc_platform_lookup(cpuver, 0, name, code) ||
+		    __cpc_platform_lookup(cpuver, 1, name, code);
 	if (family == CPC_FAMILY_P6)
-		return cpc_platform_lookup(cpuver, picno, name, code);
-	return cpc_platform_lookup(cpuver, 0, name, code);
+		return __cpc_platform_lookup(cpuver, picno, name, code);
+	return __cpc_platform_lookup(cpuver, 0, name, code);
 }
 
 int v2_resolve(cpc_t *cpc, const char *event, int picno, struct cpc_req *out,
@@ -71,16 +71,16 @@ int v2_resolve(cpc_t *cpc, const char *event, int picno, struct cpc_req *out,
 		return 0;
 	}
 	errno = saved;
-	if (cpc_platform_known_name(cpc->cpuver, event))
+	if (__cpc_platform_known_name(cpc->cpuver, event))
 		return CPC_PIC_NOT_CAPABLE;	/* only on another counter */
-	int g = cpc_generic_lookup(event);
-	if (g >= 0 && cpc_generic_evsel((unsigned)g, &out->sel) == 0)
+	int g = __cpc_generic_lookup(event);
+	if (g >= 0 && __cpc_generic_evsel((unsigned)g, &out->sel) == 0)
 		return 0;
-	if (cpc_native_lookup(event, &index) &&
-	    cpc_native_evsel(index, &out->sel) == 0)
+	if (__cpc_native_lookup(event, &index) &&
+	    __cpc_native_evsel(index, &out->sel) == 0)
 		return 0;
-	if (cpc_perf_name_lookup(event, &kind, &index) &&
-	    cpc_perf_name_evsel(kind, index, &out->sel) == 0)
+	if (__cpc_perf_name_lookup(event, &kind, &index) &&
+	    __cpc_perf_name_evsel(kind, index, &out->sel) == 0)
 		return 0;
 	return CPC_INVALID_EVENT;
 }
@@ -108,7 +108,7 @@ int v2_known_attr(cpc_t *cpc, const char *name)
 		if (strcmp(name, common_attrs[i]) == 0)
 			return 1;
 	(void)cpc;
-	cpc_cpuinfo_read(&ci);
+	__cpc_cpuinfo_read(&ci);
 	return ci.vendor == CPC_VENDOR_INTEL && strcmp(name, "anythr") == 0;
 }
 
@@ -122,7 +122,7 @@ void cpc_walk_attrs(cpc_t *cpc, void *arg,
 	for (size_t i = 0; i < sizeof(common_attrs) / sizeof(common_attrs[0]);
 	     i++)
 		action(arg, common_attrs[i]);
-	cpc_cpuinfo_read(&ci);
+	__cpc_cpuinfo_read(&ci);
 	if (ci.vendor == CPC_VENDOR_INTEL)
 		action(arg, "anythr");
 	action(arg, "picnum");
@@ -164,8 +164,8 @@ int v2_apply_attrs(cpc_t *cpc, struct cpc_req *req, int plain, int nattrs,
 	}
 	if (plain) {
 		uint64_t code = req->sel.config;
-		if (cpc_platform_family(cpc->cpuver) == CPC_FAMILY_P6)
-			code = cpc_p6_code_on_running_cpu((unsigned)code & 0xff);
+		if (__cpc_platform_family(cpc->cpuver) == CPC_FAMILY_P6)
+			code = __cpc_p6_code_on_running_cpu((unsigned)code & 0xff);
 		req->sel.config = (code & 0xff) | umask << 8 | edge << 18 |
 		    anythr << 21 | inv << 23 | cmask << 24 |
 		    ((code >> 8) & 0xf) << 32;

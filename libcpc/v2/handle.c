@@ -21,7 +21,7 @@ static uint_t count_pics(void)
 	int has_pmu = access("/sys/bus/event_source/devices/cpu/type", F_OK) ==
 		0 ||
 	    access("/sys/bus/event_source/devices/cpu_core/type", F_OK) == 0;
-	int n = has_pmu ? cpc_native_counters() : 0;
+	int n = has_pmu ? __cpc_native_counters() : 0;
 	if (n < 2)
 		n = 8;
 	if (n > CPC_MAX_REQS)
@@ -37,7 +37,7 @@ cpc_t *cpc_open(int ver)
 	}
 	/* Can this process count at all? */
 	const char *why = NULL;
-	int rc = cpc_lwp_probe(&why);
+	int rc = __cpc_lwp_probe(&why);
 	if (rc != 0) {
 		errno = why != NULL ? ENOSYS : -rc;
 		return NULL;
@@ -100,5 +100,5 @@ void cpc_terminate(cpc_t *cpc)
 {
 	/* Ends the pctx_run of every process context a set is bound in. */
 	if (cpc != NULL)
-		cpc_pctx_terminate_owner(cpc);
+		__cpc_pctx_terminate_owner(cpc);
 }

@@ -54,7 +54,7 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 			    "available for process contexts");
 			return fail(ENOTSUP);
 		}
-	int rc = cpc_pctx_target(pctx, id, &tid);
+	int rc = __cpc_pctx_target(pctx, id, &tid);
 	if (rc == -ENOTSUP) {
 		v2_note(cpc, FN_PCTX, "libpctx is not loaded in this process");
 		return fail(ENOTSUP);
@@ -68,7 +68,7 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 	if (c == NULL)
 		return fail(ENOMEM);
 	v2_compile(set, &rs);
-	rc = cpc_pctx_open(c, &rs, tid, &bad);
+	rc = __cpc_pctx_open(c, &rs, tid, &bad);
 	if (rc != 0) {
 		free(c);
 		switch (-rc) {
@@ -90,7 +90,7 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 			return fail(-rc);
 		}
 	}
-	cpc_pctx_link(cpc, pctx);
+	__cpc_pctx_link(cpc, pctx);
 	set->bound_pctx = c;
 	set->state = V2_BOUND_PCTX;
 	errno = saved;

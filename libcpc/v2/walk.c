@@ -42,14 +42,14 @@ static void walk_platform(cpc_t *cpc, struct pic_walk *w, int picno)
 {
 	if (picno >= 0) {
 		int regno = picno;
-		if (cpc_platform_family(cpc->cpuver) != CPC_FAMILY_P6 || regno > 1)
+		if (__cpc_platform_family(cpc->cpuver) != CPC_FAMILY_P6 || regno > 1)
 			regno = 0;
-		cpc_platform_walk(cpc->cpuver, regno, w, emit_platform);
+		__cpc_platform_walk(cpc->cpuver, regno, w, emit_platform);
 		return;
 	}
-	cpc_platform_walk(cpc->cpuver, 0, w, emit_platform);
+	__cpc_platform_walk(cpc->cpuver, 0, w, emit_platform);
 	/* The P6 names valid only on counter 1, once. */
-	if (cpc_platform_family(cpc->cpuver) == CPC_FAMILY_P6) {
+	if (__cpc_platform_family(cpc->cpuver) == CPC_FAMILY_P6) {
 		static const char *const pic1_only[] = { "fp_assist", "mul",
 			"div" };
 		for (size_t i = 0; i < 3; i++)
@@ -60,8 +60,8 @@ static void walk_platform(cpc_t *cpc, struct pic_walk *w, int picno)
 static void walk_events(cpc_t *cpc, struct pic_walk *w, int picno)
 {
 	walk_platform(cpc, w, picno);
-	cpc_native_walk(w, emit_name);
-	cpc_perf_name_walk(w, emit_name);
+	__cpc_native_walk(w, emit_name);
+	__cpc_perf_name_walk(w, emit_name);
 }
 
 void cpc_walk_events_all(cpc_t *cpc, void *arg,
@@ -78,7 +78,7 @@ void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
 {
 	if (cpc == NULL || action == NULL)
 		return;
-	cpc_generic_walk(arg, action);
+	__cpc_generic_walk(arg, action);
 }
 
 void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
@@ -104,5 +104,5 @@ void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
 		errno = EINVAL;
 		return;
 	}
-	cpc_generic_walk(&w, emit_name);
+	__cpc_generic_walk(&w, emit_name);
 }
