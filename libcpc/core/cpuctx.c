@@ -24,33 +24,20 @@ int __cpc_cpu_pin(struct cpc_cpuctx *c, int cpu)
 	return 0;
 }
 
-int __cpc_cpu_open(struct cpc_cpuctx *c, const struct cpc_reqset *set, int cpu,
-    int *bad)
+int __cpc_cpu_open(struct cpc_cpuctx *c, const struct cpc_reqset *set,
+    int cpu, int *bad)
 {
-	const struct cpc_backend *be = __cpc_backend_for(CPC_SCOPE_CPU, NULL);
-	struct cpc_reqset plain = *set;
-
-	for (unsigned i = 0; i < plain.nreqs; i++)
-		plain.req[i].flags &= ~CPC_OVF_NOTIFY_EMT;
-	/* Calibrate the TSC once, before anything counts. */
-	(void)__cpc_tsc_khz();
-	memset(c->priv, 0, sizeof(c->priv));
-	int rc = be->cpu_open(c->priv, &plain, cpu, bad);
-	if (rc != 0)
-		return rc;
-	c->be = be;
-	c->tsc_at_bind = __cpc_rdtsc();
-	return 0;
+	int rc = __cpc_counters_open(&c->ctr, CPC_SCOPE_CPU, set, cpu, bad);
+	if (rc == 0)
+		c->tsc_at_bind = __cpc_rdtsc();
+	return rc;
 }
 
 int __cpc_cpu_sample(struct cpc_cpuctx *c, uint64_t *vals, unsigned n,
     uint64_t *tick)
 {
 	uint64_t ns;
-
-	if (c->be == NULL)
-		return -EINVAL;
-	int rc = c->be->sample(c->priv, vals, n, &ns);
+	int rc = __cpc_counters_read(&c->ctr, vals, n, &ns);
 	if (rc != 0)
 		return rc;
 	*tick = __cpc_rdtsc() - c->tsc_at_bind;
@@ -59,10 +46,7 @@ int __cpc_cpu_sample(struct cpc_cpuctx *c, uint64_t *vals, unsigned n,
 
 void __cpc_cpu_close(struct cpc_cpuctx *c)
 {
-	if (c->be != NULL) {
-		c->be->release(c->priv);
-		c->be = NULL;
-	}
+	__cpc_counters_close(&c->ctr);
 	if (c->pinned) {
 		sched_setaffinity(0, sizeof(c->old_affinity), &c->old_affinity);
 		c->pinned = 0;

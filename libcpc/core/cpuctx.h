@@ -10,15 +10,14 @@
 #include <sched.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "counters.h"
 #include "reqset.h"
 
 struct cpc_cpuctx {
-	const struct cpc_backend *be;	/* NULL: not counting */
+	struct cpc_counters ctr;
 	int pinned;			/* old_affinity to restore at close */
 	cpu_set_t old_affinity;
 	uint64_t tsc_at_bind;
-	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
 };
 
 /*

@@ -104,30 +104,17 @@ int __cpc_pctx_target(pctx_t *pctx, __id_t id, pid_t *tid)
 int __cpc_pctx_open(struct cpc_pctxctx *c, const struct cpc_reqset *set,
     pid_t tid, int *bad)
 {
-	const struct cpc_backend *be = __cpc_backend_for(CPC_SCOPE_TASK, NULL);
-	struct cpc_reqset plain = *set;
-
-	for (unsigned i = 0; i < plain.nreqs; i++)
-		plain.req[i].flags &= ~CPC_OVF_NOTIFY_EMT;
-	/* Calibrate the TSC once, before anything counts. */
-	(void)__cpc_tsc_khz();
-	memset(c->priv, 0, sizeof(c->priv));
-	int rc = be->task_open(c->priv, &plain, tid, bad);
-	if (rc != 0)
-		return rc;
-	c->be = be;
-	c->tid = tid;
-	return 0;
+	int rc = __cpc_counters_open(&c->ctr, CPC_SCOPE_TASK, set, tid, bad);
+	if (rc == 0)
+		c->tid = tid;
+	return rc;
 }
 
 int __cpc_pctx_read(struct cpc_pctxctx *c, uint64_t *vals, unsigned n,
     uint64_t *tick)
 {
 	uint64_t ns = 0;
-
-	if (c->be == NULL)
-		return -EINVAL;
-	int rc = c->be->sample(c->priv, vals, n, &ns);
+	int rc = __cpc_counters_read(&c->ctr, vals, n, &ns);
 	if (rc != 0)
 		return rc;
 	*tick = __cpc_ns_to_tsc(ns);
@@ -136,8 +123,5 @@ int __cpc_pctx_read(struct cpc_pctxctx *c, uint64_t *vals, unsigned n,
 
 void __cpc_pctx_close(struct cpc_pctxctx *c)
 {
-	if (c->be != NULL) {
-		c->be->release(c->priv);
-		c->be = NULL;
-	}
+	__cpc_counters_close(&c->ctr);
 }

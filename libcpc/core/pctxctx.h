@@ -13,14 +13,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "backend.h"
+#include "counters.h"
 #include "libpctx.h"
 #include "reqset.h"
 
 struct cpc_pctxctx {
-	const struct cpc_backend *be;	/* NULL: not counting */
+	struct cpc_counters ctr;
 	pid_t tid;
-	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
 };
 
 /*

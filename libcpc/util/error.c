@@ -52,3 +52,9 @@ void __cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap)
 	write_all(STDERR_FILENO, line, len);
 	errno = saved;
 }
+
+int __cpc_fail(int err)
+{
+	errno = err;
+	return -1;
+}

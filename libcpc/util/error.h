@@ -16,4 +16,10 @@ void __cpc_report(const char *fn, const char *fmt, ...)
 /* The default printer alone ("libcpc: <fn>: <message>" on stderr). */
 void __cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap);
 
+/*
+ * How an interface fails: sets errno to err and returns -1.
+ * Async-signal-safe.
+ */
+int __cpc_fail(int err);
+
 #endif

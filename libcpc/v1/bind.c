@@ -74,12 +74,6 @@ static void describe_inheritance(struct cpc_inherit *inh,
 	memcpy(inh->tag, &t, sizeof(t));
 }
 
-static int fail(int err)
-{
-	errno = err;
-	return -1;
-}
-
 /* Explains a backend error for request i. */
 static void report_bind_error(const cpc_event_t *ev, int err, int bad,
     const char *why)
@@ -182,7 +176,7 @@ static int bind_failed(int err)
 {
 	v1.bound = 0;
 	(void)__cpc_lwp_release();
-	return fail(err);
+	return __cpc_fail(err);
 }
 
 static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
@@ -219,7 +213,7 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	if (rc != 0) {
 		v1.bound = 0;
 		report_bind_error(ev, -rc, bad, why);
-		return fail(-rc == ENOENT ? EINVAL : -rc);
+		return __cpc_fail(-rc == ENOENT ? EINVAL : -rc);
 	}
 	v1.ev = *ev;
 	v1.flags = flags;
@@ -248,10 +242,10 @@ static int sample_v1(cpc_event_t *out)
 	uint64_t vals[2], tsc = 0;
 
 	if (!v1_bound())
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	int rc = __cpc_lwp_sample(vals, 2, &tsc);
 	if (rc != 0)
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	out->ce_cpuver = v1.ev.ce_cpuver;
 	out->ce_pes[0] = v1.ev.ce_pes[0];
 	out->ce_pes[1] = v1.ev.ce_pes[1];
@@ -266,7 +260,7 @@ int cpc_take_sample(cpc_event_t *event)
 {
 	int saved = errno;
 	if (event == NULL)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	int rc = sample_v1(event);
 	if (rc == 0)
 		errno = saved;
@@ -279,10 +273,10 @@ int cpc_take_group_sample(cpc_event_t *event)
 	uint64_t vals[2], tsc = 0;
 
 	if (event == NULL || !v1_bound())
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	int rc = __cpc_lwp_group_sample(vals, 2, &tsc);
 	if (rc != 0)
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	event->ce_cpuver = v1.ev.ce_cpuver;
 	event->ce_pes[0] = v1.ev.ce_pes[0];
 	event->ce_pes[1] = v1.ev.ce_pes[1];
@@ -306,7 +300,7 @@ static int toggle_mode(uint32_t bit, int enable)
 		__cpc_report(bit == PES_OS ? "count_sys_events" : "count_usr_events",
 		    "system counting cannot be combined with overflow "
 		    "interrupts\n");
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	}
 	for (int i = 0; i < 2; i++) {
 		if (enable)
@@ -335,7 +329,7 @@ int cpc_rele(void)
 	int saved = errno;
 	v1.bound = 0;
 	if (__cpc_lwp_release() != 0)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	errno = saved;
 	return 0;
 }

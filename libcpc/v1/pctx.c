@@ -35,12 +35,6 @@ struct v1_pctx_binding {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct v1_pctx_binding *bindings;
 
-static int fail(int err)
-{
-	errno = err;
-	return -1;
-}
-
 /* The binding of (pctx, lwpid), with the lock held; or NULL. */
 static struct v1_pctx_binding **find(pctx_t *pctx, __id_t lwpid)
 {
@@ -125,7 +119,7 @@ static int target(const char *fn, pctx_t *pctx, __id_t lwpid, pid_t *tid)
 		return 0;
 	if (rc == -ENOTSUP)
 		__cpc_report(fn, "libpctx is not loaded in this process\n");
-	return fail(-rc);
+	return __cpc_fail(-rc);
 }
 
 int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
@@ -146,25 +140,25 @@ int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
 	if (flags & CPC_BIND_EMT_OVF) {
 		__cpc_report(fn, "overflow interrupts are not available for "
 		    "process contexts\n");
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	}
 	if ((flags & ~CPC_BIND_LWP_INHERIT) != 0) {
 		__cpc_report(fn, "invalid flags 0x%x\n", (unsigned)flags);
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	}
 	int err = build_set(event, &set, fn);
 	if (err != 0)
-		return fail(err);
+		return __cpc_fail(err);
 	if (target(fn, pctx, lwpid, &tid) != 0)
 		return -1;
 	struct v1_pctx_binding *b = calloc(1, sizeof(*b));
 	if (b == NULL)
-		return fail(ENOMEM);
+		return __cpc_fail(ENOMEM);
 	int rc = __cpc_pctx_open(&b->ctx, &set, tid, &bad);
 	if (rc != 0) {
 		free(b);
 		report_open_error(fn, event, lwpid, -rc, bad);
-		return fail(-rc == ENOENT || -rc == EOPNOTSUPP ? EINVAL : -rc);
+		return __cpc_fail(-rc == ENOENT || -rc == EOPNOTSUPP ? EINVAL : -rc);
 	}
 	b->pctx = pctx;
 	b->lwpid = lwpid;
@@ -188,7 +182,7 @@ int cpc_pctx_take_sample(pctx_t *pctx, __id_t lwpid, cpc_event_t *event)
 	uint64_t vals[2], tick = 0;
 
 	if (event == NULL)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	pthread_mutex_lock(&lock);
 	struct v1_pctx_binding **bp = find(pctx, lwpid);
 	int rc = bp == NULL ? -EINVAL
@@ -206,7 +200,7 @@ int cpc_pctx_take_sample(pctx_t *pctx, __id_t lwpid, cpc_event_t *event)
 	}
 	pthread_mutex_unlock(&lock);
 	if (rc != 0)
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	errno = saved;
 	return 0;
 }

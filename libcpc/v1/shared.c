@@ -33,12 +33,6 @@ static struct shared shared[SHARED_MAX] = { [0 ... SHARED_MAX - 1] = {
 	.fd = -1 } };
 static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int fail(int err)
-{
-	errno = err;
-	return -1;
-}
-
 static struct shared *lookup(int fd)
 {
 	if (fd < 0)
@@ -56,9 +50,9 @@ int cpc_shared_open(void)
 		if (rc == -EACCES || rc == -EPERM) {
 			__cpc_report("shared_open", "counting on a processor needs "
 			    "CAP_PERFMON or perf_event_paranoid <= 0\n");
-			return fail(EACCES);
+			return __cpc_fail(EACCES);
 		}
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	}
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -75,7 +69,7 @@ int cpc_shared_open(void)
 	pthread_mutex_unlock(&shared_lock);
 	if (s == NULL) {
 		close(fd);
-		return fail(EAGAIN);
+		return __cpc_fail(EAGAIN);
 	}
 	return fd;
 }
@@ -108,31 +102,31 @@ int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 	struct shared *s = lookup(fd);
 
 	if (s == NULL)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	if (event == NULL) {
 		release(s);
 		return 0;
 	}
 	if (flags != 0)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	int cpu = bound_processor();
 	if (cpu < 0) {
 		__cpc_report("shared_bind_event", "the caller must first be bound "
 		    "to one processor (processor_bind, sched_setaffinity)\n");
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	}
 	int err = __cpc_v1_build_set(event, 0, &set, "shared_bind_event");
 	if (err != 0)
-		return fail(err);
+		return __cpc_fail(err);
 	release(s);
 	int rc = __cpc_cpu_open(&s->ctx, &set, cpu, &bad);
 	if (rc != 0) {
 		if (rc == -ENOENT || rc == -EOPNOTSUPP) {
 			__cpc_report("shared_bind_event", "pic%d: event cannot be "
 			    "counted on this system\n", bad < 0 ? 0 : bad);
-			return fail(EINVAL);
+			return __cpc_fail(EINVAL);
 		}
-		return fail(-rc == EPERM ? EACCES : -rc);
+		return __cpc_fail(-rc == EPERM ? EACCES : -rc);
 	}
 	s->ev = *event;
 	s->bound = 1;
@@ -145,10 +139,10 @@ int cpc_shared_take_sample(int fd, cpc_event_t *event)
 	struct shared *s = lookup(fd);
 
 	if (s == NULL || event == NULL || !s->bound)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	int rc = __cpc_cpu_sample(&s->ctx, vals, 2, &tick);
 	if (rc != 0)
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	event->ce_cpuver = s->ev.ce_cpuver;
 	event->ce_hrt = gethrtime();
 	event->ce_tsc = tick;
@@ -161,7 +155,7 @@ int cpc_shared_rele(int fd)
 {
 	struct shared *s = lookup(fd);
 	if (s == NULL)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	release(s);
 	return 0;
 }

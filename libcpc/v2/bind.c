@@ -13,15 +13,10 @@
 #include "lwpctx.h"
 #include "ovf_signal.h"
 #include "pctxctx.h"
+#include "error.h"
 #include "v2.h"
 
 #define FN_BIND "cpc_bind_curlwp"
-
-static int fail(int err)
-{
-	errno = err;
-	return -1;
-}
 
 /* New LWPs start from the set's presets (Solaris v2). */
 static void v2_adopt(const unsigned char *tag)
@@ -56,7 +51,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 
 	if (set == NULL || set->nreqs == 0 ||
 	    (flags & ~(uint_t)CPC_BIND_LWP_INHERIT) != 0)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	if (v2_check_reqs(cpc, set, FN_BIND) != 0)
 		return -1;
 	for (struct v2_req *r = set->reqs; r != NULL; r = r->next)
@@ -64,7 +59,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	if (emt) {
 		int rc = __cpc_ovf_signal_arm();
 		if (rc != 0)
-			return fail(-rc);
+			return __cpc_fail(-rc);
 	}
 	if (set->state == V2_BOUND_CPU || set->state == V2_BOUND_PCTX)
 		v2_unbind_set(set);
@@ -75,7 +70,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 			v2_note(cpc, FN_BIND, why);
 		else
 			v2_report(cpc, FN_BIND, backend_subcode(-rc));
-		return fail(-rc == ENOENT ? EINVAL : -rc);
+		return __cpc_fail(-rc == ENOENT ? EINVAL : -rc);
 	}
 	set->state = V2_BOUND_LWP;
 	errno = saved;
@@ -88,7 +83,7 @@ int v2_check_reqs(cpc_t *cpc, const cpc_set_t *set, const char *fn)
 	for (const struct v2_req *r = set->reqs; r != NULL; r = r->next)
 		if (r->bind_subcode > 0) {
 			v2_report(cpc, fn, r->bind_subcode);
-			return fail(r->bind_errno);
+			return __cpc_fail(r->bind_errno);
 		}
 	return 0;
 }
@@ -149,7 +144,7 @@ int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 {
 	int saved = errno;
 	if (!v2_owns_set(cpc, set) || set->state == V2_UNBOUND)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	v2_unbind_set(set);
 	errno = saved;
 	return 0;
@@ -161,10 +156,10 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 
 	(void)cpc;
 	if (set == NULL || buf == NULL || buf->nvals != set->nreqs)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	int rc = v2_sample_set(set, buf);
 	if (rc != 0)
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	errno = saved;
 	return 0;
 }
@@ -174,7 +169,7 @@ int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
 	int saved = errno;
 	(void)cpc;
 	if (index < 0 || __cpc_lwp_set_preset((unsigned)index, preset) != 0)
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	errno = saved;
 	return 0;
 }
@@ -185,7 +180,7 @@ int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
 	(void)cpc, (void)set;
 	int rc = __cpc_lwp_restart();
 	if (rc != 0)
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	errno = saved;
 	return 0;
 }
@@ -195,7 +190,7 @@ static int enable(int on)
 	int saved = errno;
 	int rc = __cpc_lwp_enable(on);
 	if (rc != 0)
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	errno = saved;
 	return 0;
 }

@@ -14,15 +14,10 @@
 #include <stdlib.h>
 
 #include "cpuctx.h"
+#include "error.h"
 #include "v2.h"
 
 #define FN_CPU "cpc_bind_cpu"
-
-static int fail(int err)
-{
-	errno = err;
-	return -1;
-}
 
 int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 {
@@ -31,7 +26,7 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 
 	if (flags != 0 || set == NULL || set->nreqs == 0 ||
 	    !v2_owns_set(cpc, set))
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	if (v2_check_reqs(cpc, set, FN_CPU) != 0)
 		return -1;
 	if (set->state != V2_UNBOUND)
@@ -39,16 +34,16 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 
 	struct cpc_cpuctx *c = calloc(1, sizeof(*c));
 	if (c == NULL)
-		return fail(ENOMEM);
+		return __cpc_fail(ENOMEM);
 	if (id < 0 || id >= CPU_SETSIZE) {
 		free(c);
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	}
 	int rc = __cpc_cpu_pin(c, id);
 	if (rc != 0) {
 		v2_report(cpc, FN_CPU, CPC_PBIND_FAILED);
 		free(c);
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	}
 	v2_compile(set, &rs);
 	rc = __cpc_cpu_open(c, &rs, id, &bad);
@@ -58,12 +53,12 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		if (rc == -EACCES || rc == -EPERM) {
 			v2_note(cpc, FN_CPU, "counting on a processor needs "
 			    "CAP_PERFMON or perf_event_paranoid <= 0");
-			return fail(EACCES);
+			return __cpc_fail(EACCES);
 		}
 		if (rc == -ENODEV || rc == -EINVAL)
-			return fail(EINVAL);	/* no such processor */
+			return __cpc_fail(EINVAL);	/* no such processor */
 		v2_report(cpc, FN_CPU, CPC_RESOURCE_UNAVAIL);
-		return fail(-rc == ENOENT ? EINVAL : -rc);
+		return __cpc_fail(-rc == ENOENT ? EINVAL : -rc);
 	}
 	set->bound_cpu = c;
 	set->state = V2_BOUND_CPU;

@@ -12,15 +12,10 @@
 #include <stdlib.h>
 
 #include "pctxctx.h"
+#include "error.h"
 #include "v2.h"
 
 #define FN_PCTX "cpc_bind_pctx"
-
-static int fail(int err)
-{
-	errno = err;
-	return -1;
-}
 
 /* Names the request that cannot be counted here. */
 static void explain(cpc_t *cpc, const cpc_set_t *set, int bad)
@@ -45,28 +40,28 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 
 	if (flags != 0 || set == NULL || set->nreqs == 0 ||
 	    !v2_owns_set(cpc, set))
-		return fail(EINVAL);
+		return __cpc_fail(EINVAL);
 	if (v2_check_reqs(cpc, set, FN_PCTX) != 0)
 		return -1;
 	for (struct v2_req *r = set->reqs; r != NULL; r = r->next)
 		if (r->req.flags & CPC_OVF_NOTIFY_EMT) {
 			v2_note(cpc, FN_PCTX, "overflow notification is not "
 			    "available for process contexts");
-			return fail(ENOTSUP);
+			return __cpc_fail(ENOTSUP);
 		}
 	int rc = __cpc_pctx_target(pctx, id, &tid);
 	if (rc == -ENOTSUP) {
 		v2_note(cpc, FN_PCTX, "libpctx is not loaded in this process");
-		return fail(ENOTSUP);
+		return __cpc_fail(ENOTSUP);
 	}
 	if (rc != 0)
-		return fail(-rc);
+		return __cpc_fail(-rc);
 	if (set->state != V2_UNBOUND)
 		v2_unbind_set(set);
 
 	struct cpc_pctxctx *c = calloc(1, sizeof(*c));
 	if (c == NULL)
-		return fail(ENOMEM);
+		return __cpc_fail(ENOMEM);
 	v2_compile(set, &rs);
 	rc = __cpc_pctx_open(c, &rs, tid, &bad);
 	if (rc != 0) {
@@ -77,17 +72,17 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 			v2_note(cpc, FN_PCTX, "not permitted to count in that "
 					      "process (see /proc/sys/kernel/"
 					      "perf_event_paranoid)");
-			return fail(EACCES);
+			return __cpc_fail(EACCES);
 		case ESRCH:
-			return fail(ESRCH);
+			return __cpc_fail(ESRCH);
 		case ENOENT:
 		case EOPNOTSUPP:
 		case EBUSY:
 			v2_report(cpc, FN_PCTX, CPC_RESOURCE_UNAVAIL);
 			explain(cpc, set, bad);
-			return fail(EINVAL);
+			return __cpc_fail(EINVAL);
 		default:
-			return fail(-rc);
+			return __cpc_fail(-rc);
 		}
 	}
 	__cpc_pctx_link(cpc, pctx);
