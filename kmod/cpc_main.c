@@ -11,7 +11,11 @@
  *   ESRCH   no such thread (in the caller's pid namespace), or it is exiting
  *   EPERM   the caller may not ptrace-attach the thread
  *   EACCES  CPC_KREQ_SYSTEM without CAP_PERFMON while allow_system is 0
- *   EAGAIN  the user has max_contexts bindings and group aggregates
+ *   EAGAIN  the user has max_contexts bindings and group aggregates; or
+ *           (BIND of the caller) the PMU gives none of its hardware
+ *           counters, e.g. a CPU-wide pinned event holds them
+ *   ENOSPC  (BIND of the caller) more hardware requests than the PMU has
+ *           counters: some counted, others could not be scheduled
  *   ENOMEM  out of memory
  *   ENOENT  (and other perf errors) the event cannot be counted here,
  *           e.g. a hardware event on a kernel without a hardware PMU

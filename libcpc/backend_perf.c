@@ -228,6 +228,21 @@ static int pick_leader(const struct cpc_reqset *set, unsigned how)
 	return -1;
 }
 
+/*
+ * After the kernel refused request r as a group member with EINVAL: 1 if
+ * r opens on its own, i.e. the group needs more counters than the PMU
+ * has (x86's group validation), not that r is invalid.
+ */
+static int fits_alone(const struct cpc_req *r, const struct target *t,
+    unsigned how)
+{
+	int fd = open_request(r, t, -1, how | OPEN_DISABLED | OPEN_NO_SAMPLING);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 /* Opens the group of a request set into p; see the top of this file. */
 static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
     const struct target *t, unsigned how, int *bad)
@@ -267,6 +282,8 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 			}
 		} else {
 			fd = open_request(r, t, p->fd[0], how & ~OPEN_DISABLED);
+			if (fd == -EINVAL && fits_alone(r, t, how))
+				fd = -ENOSPC;
 			if (fd >= 0) {
 				if (sampling)
 					p->sampling |= 1u << p->nfd;

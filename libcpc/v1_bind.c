@@ -90,6 +90,11 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 		cpc_report(FN_BIND, "%s\n", why);
 		return;
 	}
+	if (err == ENOSPC) {
+		cpc_report(FN_BIND,
+		    "more events than the processor has counters\n");
+		return;
+	}
 	if (bad < 0 || bad > 1) {
 		cpc_report(FN_BIND, "cannot bind: %s\n", strerrordesc_np(err));
 		return;
@@ -219,7 +224,7 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	if (rc != 0) {
 		v1.bound = 0;
 		report_bind_error(ev, -rc, bad, why);
-		return fail(-rc == ENOENT ? EINVAL : -rc);
+		return fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
 	v1.ev = *ev;
 	v1.flags = flags;

@@ -85,7 +85,7 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		if (rc == -ENODEV || rc == -EINVAL)
 			return fail(EINVAL);	/* no such processor */
 		v2_report(cpc, FN_CPU, CPC_RESOURCE_UNAVAIL);
-		return fail(-rc == ENOENT ? EINVAL : -rc);
+		return fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
 	b->tsc_at_bind = cpc_rdtsc();
 	set->bound_priv = b;

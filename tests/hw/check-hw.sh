@@ -97,12 +97,14 @@ for model in $models; do
 		run "$model.$mode" "$model" "$mode"
 	done
 done
-# Two counters only: the counting tests' limits at a small PMU.
+# Two counters only: the limits, and Example 1 using both.
 case " $models " in *" Skylake-Client "*)
 	run "Skylake-Client.counters2.kmod-root" Skylake-Client kmod-root \
-		--sim-pmu-args counters=2 --env HW_ONLY=counts
+		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
+		--env CK_RUN_CASE=limits
 	run "Skylake-Client.counters2.perf-root" Skylake-Client perf-root \
-		--sim-pmu-args counters=2 --env HW_ONLY=counts ;;
+		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
+		--env CK_RUN_CASE=limits ;;
 esac
 
 failed=0
