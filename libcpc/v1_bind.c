@@ -219,6 +219,14 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	struct cpc_inherit inh;
 	if (flags & CPC_BIND_LWP_INHERIT)
 		describe_inheritance(&inh, ev, flags);
+	/*
+	 * Set before the core binds: the new counters' first overflow can
+	 * come as soon as the core's change ends, before this returns.
+	 */
+	v1.ev = *ev;
+	v1.flags = flags;
+	v1.tsc_base = tsc_base;
+	v1.bound = 1;
 	int rc = cpc_lwp_bind(&set, (unsigned)flags, &inh, &v1_owner, &bad,
 	    &why);
 	if (rc != 0) {
@@ -226,10 +234,6 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 		report_bind_error(ev, -rc, bad, why);
 		return fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
-	v1.ev = *ev;
-	v1.flags = flags;
-	v1.tsc_base = tsc_base;
-	v1.bound = 1;
 	return 0;
 }
 

@@ -6,16 +6,17 @@
  * each value.
  *
  * The event-select layout: event 0-7, umask 8-15, USR 16, OS 17, edge 18,
- * pin control 19, INT 20, AnyThread 21 (Intel), EN 22, inv 23, cmask
- * 24-31, and on AMD event bits 8-11 in bits 32-35.
+ * INT 20, AnyThread 21 (Intel), EN 22, inv 23, cmask 24-31, and on AMD
+ * event bits 8-11 in bits 32-35.
  *
  * What x86 does, and so this file:
  *  - INT always; USR unless exclude_user; OS unless exclude_kernel;
  *    exclude_hv is ignored;
- *  - PERF_TYPE_RAW: the config is masked to the event, umask, edge, pin
- *    control, inv and cmask bits (and on AMD event bits 32-35); every
- *    other bit (USR, OS, INT, EN, reserved bits, bits 36-63) is dropped
- *    silently, never refused.  Only Intel's AnyThread bit (21) is looked
+ *  - PERF_TYPE_RAW: the config is masked to the event, umask, edge, inv
+ *    and cmask bits (and on AMD event bits 32-35); every other bit (USR,
+ *    OS, INT, EN, pin control, reserved bits, Intel's TSX filters 32-33
+ *    as on a CPU without TSX, bits 36-63) is dropped silently, never
+ *    refused.  Only Intel's AnyThread bit (21) is looked
  *    at: kept for a caller with CAP_PERFMON or CAP_SYS_ADMIN, EACCES
  *    otherwise (x86 asks perf_allow_cpu(), which also allows it when
  *    kernel.perf_event_paranoid <= 0; this module cannot read that
@@ -239,7 +240,7 @@ int simpmu_encode(struct perf_event *event, u64 *raw)
  *                             (ref cycles), AMD event 0x076
  *   instructions  divisor 2   event 0xc0 (any umask), both vendors
  *   anything else divisor 64
- * edge, inv, cmask, pin control and AnyThread do not change the count.
+ * edge, inv, cmask and AnyThread do not change the count.
  */
 unsigned int simpmu_divisor(u64 raw)
 {

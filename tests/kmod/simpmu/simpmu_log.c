@@ -9,9 +9,10 @@
  *     excl_kernel=<0|1> period=<u64> pinned=<0|1> group=<n> rc=<int>
  *                 (one line, single spaces; see README.md).  A binary
  *                 attribute, so all 64 lines fit (a sysfs text
- *                 attribute has one page); each read() call formats the
- *                 record anew, so read it in one call (64 KiB buffer)
- *                 to get a consistent snapshot.
+ *                 attribute has one page); sysfs reads it a page at a
+ *                 time and each read() formats the record anew, so the
+ *                 pages of one cat are consistent only if no event is
+ *                 opened meanwhile.
  *   clear  (0200) writing anything empties the log.
  */
 #include <linux/kobject.h>

@@ -24,20 +24,26 @@
  * modes: an event counts counted_ns * mhz / 1000 / divisor, divisor 1 for
  * cycles, 2 for instructions, 64 for every other event code (see
  * simpmu_divisor()); mhz= is the nominal clock (default 1000: one cycle
- * per ns).  Time is split into user and kernel time by sampling: while a
- * counter is in use on a CPU, a per-CPU hrtimer interrupt fires every
- * tick_us (default 100) microseconds; the time since the event's last
- * update goes to the mode the interrupted registers show (user_mode()),
- * or to none if the idle task was interrupted.  Updates at other points
- * (read, sched out, stop) give the time since the last tick to the mode
- * that tick saw, and time after sched in (start) to kernel mode until
- * the next tick.  So the split is statistical, good to about one tick
- * per update: code that only runs in the kernel is counted as kernel
- * time except for at most one tick after the last user-mode tick.
+ * per ns).  Time is split into user and kernel time by sampling the
+ * mode at update points: while a counter is in use on a CPU, a per-CPU
+ * hrtimer interrupt fires every tick_us (default 100) microseconds and
+ * sees the mode of the interrupted registers (user_mode(get_irq_regs()),
+ * or idle when it interrupted the idle task); the other update points
+ * (start at sched in or enable, read, stop at sched out or disable) see
+ * user mode when they run in a user task's system call or schedule()
+ * (it came from user mode), the interrupted mode in an interrupt (a
+ * read from another CPU), idle in the idle task, kernel mode in a kernel
+ * thread.  The time between two consecutive update points goes half to
+ * the mode of each (all of it to their common mode).  So the split is
+ * statistical, good to about half a tick per update point: a task that
+ * only runs kernel code is counted as kernel time except for up to half
+ * a tick at each sched in, sched out or read.
  *
  * Overflow: a sampling event (sample_period) counts its period down in
- * hw.period_left; the first tick after it reaches 0 reloads it (as x86's
- * set_period does) and calls perf_event_overflow() with the interrupted
+ * hw.period_left; the first tick after it reaches 0 adds a period to it
+ * (as x86's set_period does, but keeping up to 16 periods that ran out
+ * since the last tick for the next ticks: ticks come late under TCG)
+ * and calls perf_event_overflow() with the interrupted
  * registers from get_irq_regs(), in hard interrupt context as perf's
  * cpu-clock does; an exclude_kernel event that finds a user task in the
  * kernel reports the task's user registers (where it entered the
@@ -107,7 +113,24 @@ static overflow_fn simpmu_overflow_fn;
 
 static struct pmu simpmu_pmu;
 
-/* The time since the last update, given to MODE (or to p->mode if < 0). */
+/* Statistics for the unload message. */
+static atomic64_t stat_ticks, stat_overflows, stat_throttled;
+
+/* Adds NS of time in MODE to what EVENT counted, if it counts MODE. */
+static void simpmu_credit(struct perf_event *event, int mode, u64 ns)
+{
+	struct simpmu_event *p = event->pmu_private;
+
+	if ((mode == MODE_USER && !event->attr.exclude_user) ||
+	    (mode == MODE_KERNEL && !event->attr.exclude_kernel))
+		p->counted_ns += ns;
+}
+
+/*
+ * The time since EVENT's last update point, which saw p->mode, up to
+ * this one at NOW, which sees MODE: half to each (all of it if they are
+ * the same); then the count, prev_count and period_left follow.
+ */
 static void simpmu_advance(struct perf_event *event, u64 now, int mode)
 {
 	struct simpmu_event *p = event->pmu_private;
@@ -116,13 +139,9 @@ static void simpmu_advance(struct perf_event *event, u64 now, int mode)
 	u64 val, prev;
 
 	p->last_ns = now;
-	if (mode < 0)
-		mode = p->mode;
-	else
-		p->mode = mode;
-	if ((mode == MODE_USER && !event->attr.exclude_user) ||
-	    (mode == MODE_KERNEL && !event->attr.exclude_kernel))
-		p->counted_ns += delta;
+	simpmu_credit(event, p->mode, delta / 2);
+	simpmu_credit(event, mode, delta - delta / 2);
+	p->mode = mode;
 	val = mul_u64_u32_div(p->counted_ns, simpmu_mhz, 1000 * p->divisor);
 	prev = local64_read(&hwc->prev_count);
 	if (val == prev)
@@ -132,7 +151,33 @@ static void simpmu_advance(struct perf_event *event, u64 now, int mode)
 	local64_sub(val - prev, &hwc->period_left);
 }
 
-/* Reloads period_left after an overflow, as x86_perf_event_set_period. */
+/*
+ * The mode at an update point outside the tick: in an interrupt (a
+ * cross-CPU read), what it interrupted; in the idle task, idle; in a
+ * user task's system call or schedule(), user mode, which it left just
+ * before (read, ioctl, sched in/out of a preempted or blocking task);
+ * kernel mode in a kernel thread.
+ */
+static int simpmu_mode_now(void)
+{
+	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+
+	if (regs && user_mode(regs))
+		return MODE_USER;
+	if (is_idle_task(current))
+		return MODE_IDLE;
+	if (regs || !current->mm || (current->flags & PF_KTHREAD))
+		return MODE_KERNEL;
+	return MODE_USER;
+}
+
+/*
+ * Reloads period_left after an overflow, as x86_perf_event_set_period
+ * does, except that periods that ran out between two ticks are kept
+ * (up to SIMPMU_BACKLOG of them) and overflow at the next ticks, one per
+ * tick, where x86 (whose interrupt is never that late) would drop them.
+ */
+#define SIMPMU_BACKLOG 16
 static void simpmu_set_period(struct perf_event *event)
 {
 	struct hw_perf_event *hwc = &event->hw;
@@ -141,8 +186,8 @@ static void simpmu_set_period(struct perf_event *event)
 
 	if (!is_sampling_event(event))
 		return;
-	if (left <= -period) {
-		left = period;
+	if (left <= -SIMPMU_BACKLOG * period) {
+		left = -(SIMPMU_BACKLOG - 1) * period;
 		local64_set(&hwc->period_left, left);
 		hwc->last_period = period;
 	}
@@ -156,7 +201,7 @@ static void simpmu_set_period(struct perf_event *event)
 static void simpmu_read(struct perf_event *event)
 {
 	if (!(event->hw.state & PERF_HES_STOPPED))
-		simpmu_advance(event, ktime_get_ns(), -1);
+		simpmu_advance(event, ktime_get_ns(), simpmu_mode_now());
 }
 
 static void simpmu_stop(struct perf_event *event, int flags)
@@ -164,7 +209,7 @@ static void simpmu_stop(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 
 	if (!(hwc->state & PERF_HES_STOPPED)) {
-		simpmu_advance(event, ktime_get_ns(), -1);
+		simpmu_advance(event, ktime_get_ns(), simpmu_mode_now());
 		hwc->state |= PERF_HES_STOPPED;
 	}
 	hwc->state |= PERF_HES_UPTODATE;
@@ -180,7 +225,7 @@ static void simpmu_start(struct perf_event *event, int flags)
 	if (flags & PERF_EF_RELOAD)
 		simpmu_set_period(event);
 	p->last_ns = ktime_get_ns();
-	p->mode = is_idle_task(current) ? MODE_IDLE : MODE_KERNEL;
+	p->mode = simpmu_mode_now();
 	hwc->state = 0;
 	perf_event_update_userpage(event);
 }
@@ -200,8 +245,11 @@ static void simpmu_overflow(struct perf_event *event, struct pt_regs *regs)
 	    !(current->flags & PF_KTHREAD))
 		regs = task_pt_regs(current);
 	perf_sample_data_init(&data, 0, period);
-	if (simpmu_overflow_fn(event, &data, regs))
+	atomic64_inc(&stat_overflows);
+	if (simpmu_overflow_fn(event, &data, regs)) {
+		atomic64_inc(&stat_throttled);
 		simpmu_stop(event, 0);
+	}
 }
 
 static enum hrtimer_restart simpmu_tick(struct hrtimer *timer)
@@ -216,6 +264,7 @@ static enum hrtimer_restart simpmu_tick(struct hrtimer *timer)
 		c->ticking = false;
 		return HRTIMER_NORESTART;
 	}
+	atomic64_inc(&stat_ticks);
 	if (regs && user_mode(regs))
 		mode = MODE_USER;
 	else if (is_idle_task(current))
@@ -432,6 +481,10 @@ static void __exit simpmu_exit(void)
 	perf_pmu_unregister(&simpmu_pmu);
 	simpmu_cancel_timers();
 	simpmu_log_exit();
+	pr_info("simpmu: unloaded after %lld ticks, %lld overflows (%lld throttled)\n",
+		(long long)atomic64_read(&stat_ticks),
+		(long long)atomic64_read(&stat_overflows),
+		(long long)atomic64_read(&stat_throttled));
 }
 
 module_init(simpmu_init);
