@@ -71,14 +71,14 @@ ex1() {
 check example1 ex1
 
 # Example 2 unchanged: SIGEMT on counter 1's overflow (every 1000
-# events), rebinding in the handler; every line it prints has si_addr
-# equal to the interrupted %pc.  Its work is page faults, nearly all
+# events), rebinding in the handler; si_addr is the PC where the overflow
+# was noticed: the interrupted %pc, except (kmod, as on Solaris) for an
+# overflow noticed while SIGEMT was held, in the handler's own rebind,
+# and delivered after it returned: at most half of the lines.  Its work is page faults, nearly all
 # kernel time: the cycles are counted in system mode too, which only root
-# may.  The number of overflows is printed but not required: the
-# simulated PMU loses the overflow of a period this short (1000 cycles,
-# 1 us) when the counter is restarted before its next 100 us sample (see
-# RELIABILITY.md); test_hw_counts checks repeated overflows with longer
-# periods.
+# may.  At 1000 cycles per overflow and 20 x 500 page faults, many
+# overflows (at least 10; one per 100 us sample of the simulated PMU at
+# most).
 ex2() {
 	if [ "$(id -u)" != 0 ]; then
 		echo "ex2: counting in system mode needs root: not run"
@@ -88,8 +88,11 @@ ex2() {
 	printf '%s\n' "$out" | head -n 6
 	n=$(printf '%s\n' "$out" | grep -c '^lwp[0-9]* - si_addr 0x[0-9a-f]* ucontext: %pc 0x[0-9a-f]* %sp 0x[0-9a-f]*$')
 	echo "ex2: $n overflows"
-	printf '%s\n' "$out" | awk '/^lwp/ { if ($4 != $7) bad++ } END { exit bad > 0 }' ||
-		{ echo "ex2: si_addr differs from %pc"; return 1; }
+	[ "$n" -ge 10 ] || { echo "ex2: fewer than 10 overflows"; return 1; }
+	printf '%s\n' "$out" | awk '/^lwp/ { n++; if ($4 != $7) late++ }
+		END { printf "ex2: %d of %d with si_addr != %%pc\n", late, n
+			exit late * 2 > n }' ||
+		{ echo "ex2: si_addr differs from %pc too often"; return 1; }
 }
 check example2 ex2
 

@@ -13,6 +13,7 @@
  * (tests/kmod/simpmu/README.md).  Skips (77) without it.
  */
 #include <check.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -294,6 +295,8 @@ END_TEST
 
 static volatile sig_atomic_t sig_count, sig_bad, sig_in_spin, sig_why;
 static void *sig_pc;
+static volatile sig_atomic_t sig_late;	/* si_addr != the ucontext's PC */
+static void *late_pc[64];
 static int rebind;			/* the handler rebinds (v1) */
 static int restart;			/* the handler restarts (v2) */
 static uint64_t rebind_preset;
@@ -308,12 +311,31 @@ static uint64_t h_ns;			/* CPU time spent in the handler */
 static uint64_t h_counted;		/* events the signals account for */
 static uint64_t h_period;		/* the rebind/restart period */
 
+/* Every late si_addr lies in code this process has loaded. */
+static void check_late_pcs(void)
+{
+	int n = sig_late < 64 ? (int)sig_late : 64;
+	for (int i = 0; i < n; i++) {
+		Dl_info info;
+		ck_assert_msg(dladdr(late_pc[i], &info) != 0,
+		    "si_addr %p of a late SIGEMT is in no loaded object",
+		    late_pc[i]);
+	}
+	/* Most of many signals are delivered at once (see emt_handler). */
+	ck_assert_msg(sig_count < 4 || sig_late * 2 <= sig_count,
+	    "%d of %d signals had si_addr != the interrupted PC",
+	    (int)sig_late, (int)sig_count);
+}
+
 #define CHECK_NO_BAD()                                                        \
-	ck_assert_msg(sig_bad == 0,                                           \
-	    "%d bad signals, last: reason %d (1 signo, 2 si_code, 3 si_addr " \
-	    "!= pc, 4 pc %p not a user address, 5 thread, 6-8 sample or "     \
-	    "rebind failed)",                                                 \
-	    (int)sig_bad, (int)sig_why, sig_pc)
+	do {                                                                  \
+		ck_assert_msg(sig_bad == 0,                                   \
+		    "%d bad signals, last: reason %d (1 signo, 2 si_code, "   \
+		    "4 pc %p not a user address, 5 thread, 6-8 sample or "    \
+		    "rebind failed)",                                         \
+		    (int)sig_bad, (int)sig_why, sig_pc);                      \
+		check_late_pcs();                                             \
+	} while (0)
 
 static void emt_handler(int sig, siginfo_t *si, void *ucv)
 {
@@ -321,9 +343,20 @@ static void emt_handler(int sig, siginfo_t *si, void *ucv)
 	int saved = errno;
 	uint64_t t0 = thread_cpu_ns();
 	sig_count++;
+	/*
+	 * si_addr is the PC where the overflow was noticed.  Delivered at
+	 * once, that is the interrupted PC, the ucontext's; a signal held
+	 * meanwhile (SIGEMT is blocked in this handler, whose rebind may
+	 * overflow at once) comes later, elsewhere: then its si_addr must
+	 * still be code of this process (checked after the test).
+	 */
+	if (si->si_addr != (void *)uc->uc_mcontext.gregs[REG_RIP]) {
+		if (sig_late < (int)(sizeof(late_pc) / sizeof(late_pc[0])))
+			late_pc[sig_late] = si->si_addr;
+		sig_late++;
+	}
 	int why = sig != SIGEMT ? 1
 	    : si->si_code != EMT_CPCOVF ? 2
-	    : si->si_addr != (void *)uc->uc_mcontext.gregs[REG_RIP] ? 3
 	    : (uintptr_t)si->si_addr == 0 ||
 		    (uintptr_t)si->si_addr >= (uintptr_t)1 << 47 ? 4
 	    : gettid() != my_tid ? 5
@@ -367,7 +400,7 @@ static void ovf_setup(void)
 	sa.sa_sigaction = emt_handler;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigaction(SIGEMT, &sa, NULL);
-	sig_count = sig_bad = sig_in_spin = sig_why = 0;
+	sig_count = sig_bad = sig_in_spin = sig_why = sig_late = 0;
 	rebind = restart = 0;
 	h_cpc = NULL;
 	h_ns = h_counted = h_period = 0;
@@ -572,7 +605,8 @@ START_TEST(inherited_hardware_counters)
 		    w[i].cpu_ns);
 	}
 	ck_assert_int_eq(cpc_take_sample(&self), 0);
-	ck_assert_uint_ge(self.ce_pic[0], (uint64_t)cycles_for_ns(25e6) / 2);
+	/* The parent keeps its own context, which counted its 30 ms. */
+	ck_assert_uint_ge(self.ce_pic[0], (uint64_t)cycles_for_ns(30e6 * TOL_LO));
 	/* The aggregate: at least the parent's and the threads' counts. */
 	ck_assert_int_eq(cpc_take_group_sample(&group), 0);
 	uint64_t sum = self.ce_pic[0];
@@ -780,7 +814,7 @@ START_TEST(counters_taken_by_cpu_wide_event)
 
 	/* Free again: a new bind counts. */
 	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
-	hw_spin_ms(2);
+	hw_spin_ms(20);
 	ck_assert_int_eq(cpc_set_sample(cpc, set, buf), 0);
 	uint64_t v;
 	cpc_buf_get(cpc, buf, 0, &v);
