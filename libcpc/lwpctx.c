@@ -48,7 +48,8 @@ static __thread struct lwpctx lwp __attribute__((tls_model("initial-exec")));
  * here and raised again when the change ends, if the binding still
  * counts.  "fresh" is set once the change has closed the old counters
  * (or rearmed them), so that only the new counters' notifications are
- * kept; what is kept is what the handler looks at.
+ * kept (only the first: the first freezes them all); what is kept is
+ * what the handler looks at.
  */
 struct later_ovf {
 	volatile int fresh;
@@ -514,10 +515,13 @@ int cpc_lwp_overflow(const siginfo_t *si)
 	if (si->si_code == EMT_CPCOVF && si->si_errno == INHERITED_EMT_MARK)
 		return CPC_OVF_NOT_OURS;
 	if (c->gen & 1) {
-		if (later.fresh && si->si_code > 0 &&
-		    (c->be->is_overflow(c->priv, si) ||
-			(c->be->kernel_sends_sigemt &&
-			    si->si_code == EMT_CPCOVF))) {
+		/*
+		 * Once the old counters are closed (their notifications
+		 * came at the latest when close() returned), a kernel
+		 * notification is the new counters', even before the
+		 * backend has recorded them: checked when raised again.
+		 */
+		if (later.fresh && si->si_code > 0) {
 			if (!later.pending) {
 				later.code = si->si_code;
 				if (c->be->kernel_sends_sigemt)
