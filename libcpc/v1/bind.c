@@ -336,8 +336,15 @@ int cpc_count_sys_events(int enable)
 int cpc_rele(void)
 {
 	int saved = errno;
+	/*
+	 * The core first: until its counters are gone, an overflow signal
+	 * may still reach the application's handler, which must be able to
+	 * sample (found with hardware events, which overflow right up to
+	 * the release).
+	 */
+	int rc = __cpc_lwp_release();
 	v1.bound = 0;
-	if (__cpc_lwp_release() != 0)
+	if (rc != 0)
 		return __cpc_fail(EINVAL);
 	errno = saved;
 	return 0;
