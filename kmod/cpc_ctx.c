@@ -42,6 +42,7 @@
 #include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/hardirq.h>
+#include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
@@ -56,182 +57,8 @@
 #include <linux/task_work.h>
 #include <linux/version.h>
 
+#include "cpc_acct.h"
 #include "cpc_ctx.h"
-
-/* ------------------------------------------------------------------ */
-/* Accounting: contexts per user                                        */
-/* ------------------------------------------------------------------ */
-
-/**
- * struct cpc_user - the contexts of one user (the opener of files)
- * @node: in cpc_users
- * @uid: the user
- * @files: open files of the user
- * @nctx: sets (bindings and group aggregates) of those files
- */
-struct cpc_user {
-	struct hlist_node node;
-	kuid_t uid;
-	unsigned int files;
-	unsigned int nctx;
-};
-
-static DEFINE_HASHTABLE(cpc_users, 6);
-static DEFINE_SPINLOCK(cpc_users_lock);
-static atomic_t cpc_nr_contexts = ATOMIC_INIT(0);
-
-/**
- * cpc_contexts_in_use() - number of sets of all files
- *
- * Return: bindings plus group aggregates currently set up.
- */
-int cpc_contexts_in_use(void)
-{
-	return atomic_read(&cpc_nr_contexts);
-}
-
-/**
- * cpc_user_get() - find or create the accounting of a user for a new file
- * @uid: the opener
- *
- * Return: the accounting, or NULL when out of memory.
- */
-struct cpc_user *cpc_user_get(kuid_t uid)
-{
-	struct cpc_user *user, *new;
-	u32 key = from_kuid(&init_user_ns, uid);
-
-	new = kzalloc(sizeof(*new), GFP_KERNEL);
-	if (!new)
-		return NULL;
-
-	spin_lock(&cpc_users_lock);
-	hash_for_each_possible(cpc_users, user, node, key) {
-		if (uid_eq(user->uid, uid)) {
-			user->files++;
-			spin_unlock(&cpc_users_lock);
-			kfree(new);
-			return user;
-		}
-	}
-	new->uid = uid;
-	new->files = 1;
-	hash_add(cpc_users, &new->node, key);
-	spin_unlock(&cpc_users_lock);
-	return new;
-}
-
-/**
- * cpc_user_put() - drop the accounting of a closed file
- * @user: from cpc_user_get(); the file's sets are gone
- */
-void cpc_user_put(struct cpc_user *user)
-{
-	bool last;
-
-	spin_lock(&cpc_users_lock);
-	last = --user->files == 0;
-	if (last) {
-		WARN_ON_ONCE(user->nctx);
-		hash_del(&user->node);
-	}
-	spin_unlock(&cpc_users_lock);
-	if (last)
-		kfree(user);
-}
-
-static int cpc_user_charge(struct cpc_user *user)
-{
-	int err = 0;
-
-	spin_lock(&cpc_users_lock);
-	if (user->nctx >= READ_ONCE(cpc_max_contexts))
-		err = -EAGAIN;
-	else
-		user->nctx++;
-	spin_unlock(&cpc_users_lock);
-	if (!err)
-		atomic_inc(&cpc_nr_contexts);
-	return err;
-}
-
-static void cpc_user_uncharge(struct cpc_user *user)
-{
-	spin_lock(&cpc_users_lock);
-	user->nctx--;
-	spin_unlock(&cpc_users_lock);
-	atomic_dec(&cpc_nr_contexts);
-}
-
-/* ------------------------------------------------------------------ */
-/* Static-key anchors                                                   */
-/* ------------------------------------------------------------------ */
-
-/*
- * The kernel enables the code of each software event kind (page faults,
- * context switches, ...) with a static key, which it live-patches into
- * kernel text whenever the number of such events goes from 0 to 1 or
- * back: a system-wide text_poke with three synchronising IPIs to every
- * CPU.  Binding and releasing would do that over and over (and under
- * qemu's TCG it can even hang the guest).  While any file is open, one
- * disabled CPU-bound counter per kind used so far keeps the key enabled.
- */
-static DEFINE_MUTEX(cpc_anchor_lock);
-static struct perf_event *cpc_anchor[PERF_COUNT_SW_MAX];
-static unsigned int cpc_open_files;
-
-static void cpc_anchor_get(u32 kind, u64 config)
-{
-	struct perf_event_attr attr;
-	struct perf_event *ev;
-
-	/* The clocks have their own PMUs and no static key. */
-	if (kind != CPC_KEV_SOFTWARE || config >= PERF_COUNT_SW_MAX ||
-	    config == PERF_COUNT_SW_CPU_CLOCK ||
-	    config == PERF_COUNT_SW_TASK_CLOCK)
-		return;
-
-	mutex_lock(&cpc_anchor_lock);
-	if (!cpc_anchor[config] && cpc_open_files) {
-		memset(&attr, 0, sizeof(attr));
-		attr.size = sizeof(attr);
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = config;
-		attr.disabled = 1;
-		attr.exclude_kernel = 1;
-		attr.exclude_hv = 1;
-		ev = perf_event_create_kernel_counter(&attr,
-						      raw_smp_processor_id(),
-						      NULL, NULL, NULL);
-		if (!IS_ERR(ev))
-			cpc_anchor[config] = ev;
-	}
-	mutex_unlock(&cpc_anchor_lock);
-}
-
-static void cpc_anchor_file_opened(void)
-{
-	mutex_lock(&cpc_anchor_lock);
-	cpc_open_files++;
-	mutex_unlock(&cpc_anchor_lock);
-}
-
-/* The last file closed: let the keys go. */
-static void cpc_anchor_file_closed(void)
-{
-	unsigned int i;
-
-	mutex_lock(&cpc_anchor_lock);
-	if (--cpc_open_files == 0) {
-		for (i = 0; i < PERF_COUNT_SW_MAX; i++) {
-			if (cpc_anchor[i]) {
-				perf_event_release_kernel(cpc_anchor[i]);
-				cpc_anchor[i] = NULL;
-			}
-		}
-	}
-	mutex_unlock(&cpc_anchor_lock);
-}
 
 /* ------------------------------------------------------------------ */
 /* Sets                                                                 */
@@ -384,7 +211,7 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 	unsigned int i;
 	int err;
 
-	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	set = kzalloc(sizeof(*set), GFP_KERNEL_ACCOUNT);
 	if (!set)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&set->ref, 1);
@@ -407,7 +234,6 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 		if (!(r->flags & (CPC_KREQ_USER | CPC_KREQ_SYSTEM)))
 			continue;
 
-		cpc_anchor_get(r->kind, r->config);
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
 		attr.type = cpc_perf_type(r->kind);
@@ -417,11 +243,14 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 		attr.exclude_hv = 1;
 		attr.exclude_user = !(r->flags & CPC_KREQ_USER);
 		attr.exclude_kernel = !(r->flags & CPC_KREQ_SYSTEM);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
+		/* Bindings and group aggregates alike stop at an exec. */
+		attr.remove_on_exec = 1;
+#endif
 		if (group) {
 			attr.inherit = 1;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
 			attr.inherit_thread = 1;
-			attr.remove_on_exec = 1;
 #endif
 		} else if (r->flags & CPC_KREQ_OVF_EMT) {
 			/*
@@ -624,104 +453,103 @@ void cpc_file_init(struct cpc_file *cf, struct file *file,
 		   struct cpc_user *user)
 {
 	mutex_init(&cf->lock);
-	xa_init(&cf->ctxs);
+	hash_init(cf->ctxs);
 	cf->file = file;
 	cf->user = user;
-	cpc_anchor_file_opened();
 }
 
-static void cpc_ctx_drop_set(struct cpc_file *cf, struct cpc_set **setp)
+static void cpc_ctx_drop_set(struct cpc_set **setp)
 {
-	if (*setp) {
-		cpc_set_teardown(*setp);
+	struct cpc_set *set = *setp;
+
+	if (set) {
+		cpc_acct_uncharge(&set->acct);
+		cpc_set_teardown(set);
 		*setp = NULL;
-		cpc_user_uncharge(cf->user);
 	}
 }
 
-static void cpc_ctx_destroy(struct cpc_file *cf, struct cpc_ctx *ctx)
+static void cpc_ctx_destroy(struct cpc_ctx *ctx)
 {
-	xa_erase(&cf->ctxs, pid_nr(ctx->pid));
-	cpc_ctx_drop_set(cf, &ctx->set);
-	cpc_ctx_drop_set(cf, &ctx->group);
+	hash_del(&ctx->node);
+	cpc_ctx_drop_set(&ctx->set);
+	cpc_ctx_drop_set(&ctx->group);
 	if (ctx->page) {
 		/* A mapping keeps the page: leave it saying "unbound". */
 		cpc_page_write(ctx, 0, 0, NULL, 0);
 		__free_page(ctx->page);
 	}
 	put_task_struct(ctx->task);
-	put_pid(ctx->pid);
 	kfree(ctx);
 }
 
-/* True once the thread of @ctx has exited or its pid has moved on. */
+/*
+ * True once the thread of @ctx has exited.  A context belongs to the
+ * thread, not to its thread id: when a thread other than the leader
+ * execs, it takes over the leader's id (and the leader's context is the
+ * stale one), but its own context lives on.
+ */
 static bool cpc_ctx_stale(struct cpc_ctx *ctx)
 {
-	struct task_struct *task;
-	bool stale;
-
-	rcu_read_lock();
-	task = pid_task(ctx->pid, PIDTYPE_PID);
-	stale = task != ctx->task || READ_ONCE(task->exit_state);
-	rcu_read_unlock();
-	return stale;
+	return READ_ONCE(ctx->task->exit_state) != 0;
 }
 
-/* Frees the contexts of threads that have exited. */
+/*
+ * Frees the contexts of threads that have exited.  Never called with
+ * mmap_lock held (tearing down counters takes perf's locks).
+ */
 static void cpc_reap(struct cpc_file *cf)
 {
+	struct hlist_node *tmp;
 	struct cpc_ctx *ctx;
-	unsigned long idx;
+	unsigned int bkt;
 
-	xa_for_each(&cf->ctxs, idx, ctx)
+	hash_for_each_safe(cf->ctxs, bkt, tmp, ctx, node)
 		if (cpc_ctx_stale(ctx))
-			cpc_ctx_destroy(cf, ctx);
+			cpc_ctx_destroy(ctx);
 }
 
-/* The context of @task, or NULL; the file lock is held. */
+/* The context of @task, or NULL; the file lock is held.  Frees nothing. */
 static struct cpc_ctx *cpc_ctx_find(struct cpc_file *cf,
 				    struct task_struct *task)
 {
 	struct cpc_ctx *ctx;
 
-	ctx = xa_load(&cf->ctxs, task_pid_nr(task));
-	if (!ctx)
-		return NULL;
-	if (ctx->task != task) {
-		/* A context left by an earlier owner of the pid number. */
-		if (cpc_ctx_stale(ctx))
-			cpc_ctx_destroy(cf, ctx);
-		return NULL;
-	}
-	return ctx;
+	hash_for_each_possible(cf->ctxs, ctx, node, hash_ptr(task, 32))
+		if (ctx->task == task)
+			return ctx;
+	return NULL;
 }
 
 static struct cpc_ctx *cpc_ctx_new(struct cpc_file *cf,
 				   struct task_struct *task)
 {
 	struct cpc_ctx *ctx;
-	int err;
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
-		return ERR_PTR(-ENOMEM);
-	ctx->pid = get_task_pid(task, PIDTYPE_PID);
+		return NULL;
 	get_task_struct(task);
 	ctx->task = task;
-	err = xa_insert(&cf->ctxs, pid_nr(ctx->pid), ctx, GFP_KERNEL);
-	if (err) {
-		put_task_struct(task);
-		put_pid(ctx->pid);
-		kfree(ctx);
-		return ERR_PTR(err == -EBUSY ? -EAGAIN : err);
-	}
+	hash_add(cf->ctxs, &ctx->node, hash_ptr(task, 32));
 	return ctx;
 }
 
-static void cpc_ctx_put_if_empty(struct cpc_file *cf, struct cpc_ctx *ctx)
+static void cpc_ctx_put_if_empty(struct cpc_ctx *ctx)
 {
 	if (!ctx->set && !ctx->group)
-		cpc_ctx_destroy(cf, ctx);
+		cpc_ctx_destroy(ctx);
+}
+
+/* The number of kernel counters a bind creates. */
+static unsigned int cpc_bind_counters(const struct cpc_kbind *kb)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < kb->nreqs; i++)
+		if (kb->req[i].flags & (CPC_KREQ_USER | CPC_KREQ_SYSTEM))
+			n++;
+	return n;
 }
 
 /**
@@ -741,8 +569,8 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 {
 	u64 vals[CPC_KMOD_MAX_REQS], ontime;
 	struct cpc_set *set, **slot;
+	struct cpc_acct acct;
 	struct cpc_ctx *ctx;
-	bool charged = false;
 	int err;
 
 	mutex_lock(&cf->lock);
@@ -750,20 +578,18 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 	ctx = cpc_ctx_find(cf, task);
 	if (!ctx) {
 		ctx = cpc_ctx_new(cf, task);
-		if (IS_ERR(ctx)) {
-			err = PTR_ERR(ctx);
+		if (!ctx) {
+			err = -ENOMEM;
 			goto out_unlock;
 		}
 	}
 	slot = group ? &ctx->group : &ctx->set;
-	if (!*slot) {
-		err = cpc_user_charge(cf->user);
-		if (err)
-			goto out_ctx;
-		charged = true;
-	}
+	err = cpc_acct_charge(&acct, cf->user, task, cpc_bind_counters(kb),
+			      *slot ? &(*slot)->acct : NULL);
+	if (err)
+		goto out_ctx;
 	if (!group && !ctx->page) {
-		ctx->page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		ctx->page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!ctx->page) {
 			err = -ENOMEM;
 			goto out_charge;
@@ -775,8 +601,8 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 		err = PTR_ERR(set);
 		goto out_charge;
 	}
-	if (*slot)
-		cpc_set_teardown(*slot);
+	set->acct = acct;
+	cpc_ctx_drop_set(slot);
 	*slot = set;
 	set->ctx = ctx;
 
@@ -798,10 +624,9 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 	return 0;
 
 out_charge:
-	if (charged)
-		cpc_user_uncharge(cf->user);
+	cpc_acct_uncharge(&acct);
 out_ctx:
-	cpc_ctx_put_if_empty(cf, ctx);
+	cpc_ctx_put_if_empty(ctx);
 out_unlock:
 	mutex_unlock(&cf->lock);
 	return err;
@@ -859,12 +684,12 @@ int cpc_ctx_rele(struct cpc_file *cf, struct task_struct *task, bool group)
 	ctx = cpc_ctx_find(cf, task);
 	if (ctx && (group ? ctx->group : ctx->set)) {
 		if (group) {
-			cpc_ctx_drop_set(cf, &ctx->group);
+			cpc_ctx_drop_set(&ctx->group);
 		} else {
-			cpc_ctx_drop_set(cf, &ctx->set);
+			cpc_ctx_drop_set(&ctx->set);
 			cpc_page_write(ctx, 0, 0, NULL, 0);
 		}
-		cpc_ctx_put_if_empty(cf, ctx);
+		cpc_ctx_put_if_empty(ctx);
 		err = 0;
 	}
 	mutex_unlock(&cf->lock);
@@ -942,16 +767,15 @@ int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma)
  */
 void cpc_file_destroy(struct cpc_file *cf)
 {
+	struct hlist_node *tmp;
 	struct cpc_ctx *ctx;
-	unsigned long idx;
+	unsigned int bkt;
 
 	mutex_lock(&cf->lock);
-	xa_for_each(&cf->ctxs, idx, ctx)
-		cpc_ctx_destroy(cf, ctx);
+	hash_for_each_safe(cf->ctxs, bkt, tmp, ctx, node)
+		cpc_ctx_destroy(ctx);
 	mutex_unlock(&cf->lock);
-	xa_destroy(&cf->ctxs);
 	mutex_destroy(&cf->lock);
-	cpc_anchor_file_closed();
 }
 
 /**

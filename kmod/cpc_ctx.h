@@ -6,6 +6,7 @@
 #define CPC_CTX_H
 
 #include <linux/atomic.h>
+#include <linux/hashtable.h>
 #include <linux/irq_work.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -13,8 +14,8 @@
 #include <linux/signal.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
-#include <linux/xarray.h>
 
+#include "cpc_acct.h"
 #include "uapi/cpc_kmod.h"
 
 /* Solaris' SIGEMT is SIGSTKFLT (16) on x86 Linux; si_code EMT_CPCOVF. */
@@ -24,24 +25,20 @@
 struct file;
 struct page;
 struct perf_event;
-struct pid;
 struct task_struct;
 struct vm_area_struct;
 struct cpc_user;
 
-/* Module parameters shared with cpc_ctx.c (defined in cpc_main.c). */
-extern unsigned int cpc_max_contexts;
-
 /**
  * struct cpc_file - the state of one open file of /dev/cpc
  * @lock: serialises everything below and every context of the file
- * @ctxs: the per-thread contexts, indexed by the thread's global pid number
+ * @ctxs: the per-thread contexts, hashed by their thread
  * @file: the file (no reference: the file owns this structure)
  * @user: the opener's context accounting
  */
 struct cpc_file {
 	struct mutex lock;
-	struct xarray ctxs;
+	DECLARE_HASHTABLE(ctxs, 6);
 	struct file *file;
 	struct cpc_user *user;
 };
@@ -68,6 +65,7 @@ enum cpc_set_state {
  * @busy: overflow paths running on the set (see cpc_set_teardown())
  * @state: a cpc_set_state
  * @work_flags: CPC_SET_WORK_QUEUED while @work is queued
+ * @acct: what the set is charged with (cpc_acct.c)
  * @exec_id: the thread's self_exec_id at bind: no signal after an exec
  * @pc: the user PC at the last overflow
  * @nreqs: number of requests
@@ -88,6 +86,7 @@ struct cpc_set {
 	atomic_t busy;
 	int state;
 	unsigned long work_flags;
+	struct cpc_acct acct;
 	u64 exec_id;
 	unsigned long pc;
 	unsigned int nreqs;
@@ -102,25 +101,21 @@ struct cpc_set {
 
 /**
  * struct cpc_ctx - the context of one thread in one file
- * @pid: the thread's pid (a reference): the key
- * @task: the thread (a reference): tells a reused or exec-swapped pid
+ * @node: in the file's ctxs
+ * @task: the thread (a reference): the key
  * @set: the binding, or NULL
  * @group: the group aggregate, or NULL
  * @page: the state page (struct cpc_kpage), allocated at the first bind
  * @updates: updates of the state page since the last bind
  */
 struct cpc_ctx {
-	struct pid *pid;
+	struct hlist_node node;
 	struct task_struct *task;
 	struct cpc_set *set;
 	struct cpc_set *group;
 	struct page *page;
 	u64 updates;
 };
-
-int cpc_contexts_in_use(void);
-struct cpc_user *cpc_user_get(kuid_t uid);
-void cpc_user_put(struct cpc_user *user);
 
 void cpc_file_init(struct cpc_file *cf, struct file *file,
 		   struct cpc_user *user);

@@ -9,9 +9,13 @@
  *   EFAULT  bad user pointer
  *   ENOTTY  unknown ioctl
  *   ESRCH   no such thread (in the caller's pid namespace), or it is exiting
- *   EPERM   the caller may not ptrace-attach the thread
+ *   EPERM   the caller may not count the thread (CAP_PERFMON or ptrace
+ *           access; for overflow signals CAP_PERFMON with CAP_KILL, or
+ *           ptrace-attach access)
  *   EACCES  CPC_KREQ_SYSTEM without CAP_PERFMON while allow_system is 0
- *   EAGAIN  the user has max_contexts bindings and group aggregates
+ *   EAGAIN  past max_contexts or max_events of the user, or
+ *           max_sets_per_thread of the thread
+ *   EINTR   a fatal signal while waiting for another process's exec
  *   ENOMEM  out of memory
  *   ENOENT  (and other perf errors) the event cannot be counted here,
  *           e.g. a hardware event on a kernel without a hardware PMU
@@ -37,21 +41,34 @@
 #include <linux/uidgid.h>
 #include <linux/version.h>
 
+#include "cpc_acct.h"
+#include "cpc_anchor.h"
 #include "cpc_ctx.h"
 #include "cpc_validate.h"
+
+/*
+ * The exec lock (see cpc_exec_lock()) is signal_struct.exec_update_lock,
+ * which Linux 5.11 introduced and 5.10.6 took over from the stable series.
+ * Earlier kernels have exec_update_mutex (5.7 to 5.10.5) or nothing; the
+ * module does not support them.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 6)
+#error "cpc.ko needs Linux 5.10.6 or later (signal_struct.exec_update_lock)"
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Module parameters                                                    */
 /* ------------------------------------------------------------------ */
 
-static unsigned int cpc_access;
+static unsigned int cpc_access = 1;
 module_param_named(access, cpc_access, uint, 0644);
 MODULE_PARM_DESC(access,
-		 "Who may open /dev/cpc: 0 = everyone (default; each user counts only threads it may ptrace), 1 = members of group access_gid or CAP_PERFMON, 2 = CAP_PERFMON (or CAP_SYS_ADMIN) only");
+		 "Who may open /dev/cpc: 0 = everyone (each user counts only threads it may ptrace), 1 = members of the group (access_gid) or CAP_PERFMON (default), 2 = CAP_PERFMON (or CAP_SYS_ADMIN) only");
 
-static unsigned int cpc_access_gid;
-module_param_named(access_gid, cpc_access_gid, uint, 0644);
-MODULE_PARM_DESC(access_gid, "The group that may open /dev/cpc when access=1");
+static int cpc_access_gid = -1;
+module_param_named(access_gid, cpc_access_gid, int, 0644);
+MODULE_PARM_DESC(access_gid,
+		 "The group of access=1; default -1: the group of the device node (cpc, set by the udev rule)");
 
 static bool cpc_allow_system;
 module_param_named(allow_system, cpc_allow_system, bool, 0644);
@@ -63,6 +80,16 @@ module_param_named(max_contexts, cpc_max_contexts, uint, 0644);
 MODULE_PARM_DESC(max_contexts,
 		 "Bindings plus group aggregates per user (of the files the user opened); default 1024");
 
+unsigned int cpc_max_events = 4096;
+module_param_named(max_events, cpc_max_events, uint, 0644);
+MODULE_PARM_DESC(max_events,
+		 "Kernel counters per user (of the files the user opened); default 4096");
+
+unsigned int cpc_max_sets_per_thread = 16;
+module_param_named(max_sets_per_thread, cpc_max_sets_per_thread, uint, 0644);
+MODULE_PARM_DESC(max_sets_per_thread,
+		 "Bindings plus group aggregates counting one thread, of all files; default 16");
+
 static int cpc_param_get_in_use(char *buf, const struct kernel_param *kp)
 {
 	return scnprintf(buf, PAGE_SIZE, "%d\n", cpc_contexts_in_use());
@@ -71,9 +98,9 @@ static int cpc_param_get_in_use(char *buf, const struct kernel_param *kp)
 static const struct kernel_param_ops cpc_in_use_ops = {
 	.get = cpc_param_get_in_use,
 };
-module_param_cb(contexts_in_use, &cpc_in_use_ops, NULL, 0444);
+module_param_cb(contexts_in_use, &cpc_in_use_ops, NULL, 0400);
 MODULE_PARM_DESC(contexts_in_use,
-		 "Bindings plus group aggregates of all users (read-only)");
+		 "Bindings plus group aggregates of all users (read-only, root only)");
 
 static bool cpc_hw_pmu;
 
@@ -81,15 +108,24 @@ static bool cpc_hw_pmu;
 /* Access control                                                       */
 /* ------------------------------------------------------------------ */
 
-static int cpc_open_allowed(void)
+/*
+ * May the caller open the device?  The device node's permissions come
+ * first (the udev rule: root:cpc, 0660); this is the module's own policy
+ * on top of them.
+ */
+static int cpc_open_allowed(const struct inode *inode)
 {
+	int gid;
+
 	switch (READ_ONCE(cpc_access)) {
 	case 0:
 		return 0;
 	case 1:
-		if (perfmon_capable() ||
-		    in_group_p(make_kgid(&init_user_ns,
-					 READ_ONCE(cpc_access_gid))))
+		if (perfmon_capable())
+			return 0;
+		gid = READ_ONCE(cpc_access_gid);
+		if (in_group_p(gid >= 0 ? make_kgid(&init_user_ns, gid) :
+				inode->i_gid))
 			return 0;
 		return -EACCES;
 	default:
@@ -103,16 +139,11 @@ static int cpc_open_allowed(void)
  * and dumpability part.  Linux security modules (Yama's ptrace_scope,
  * SELinux, ...) are not consulted.
  */
-static bool cpc_may_access(struct task_struct *task)
+static bool cpc_may_ptrace(struct task_struct *task)
 {
 	const struct cred *cred = current_cred(), *tcred;
 	struct mm_struct *mm;
 	bool ok;
-
-	if (same_thread_group(task, current))
-		return true;
-	if (task->flags & PF_KTHREAD)
-		return false;
 
 	rcu_read_lock();
 	tcred = __task_cred(task);
@@ -136,11 +167,41 @@ static bool cpc_may_access(struct task_struct *task)
 	return ok;
 }
 
+/* What the caller wants to do with a thread. */
+enum cpc_need {
+	CPC_NEED_COUNT,		/* count it */
+	CPC_NEED_SIGNAL,	/* count it with overflow signals to it */
+};
+
+/*
+ * May the caller count @task?  perf's rule: CAP_PERFMON, or ptrace
+ * access.  Overflow signals act on the thread, so for them (as for perf's
+ * sigtrap) CAP_PERFMON must come with CAP_KILL over the thread's user
+ * namespace, or else ptrace-attach rights are needed.  Threads of the
+ * caller's own process are always allowed; kernel threads never.
+ */
+static bool cpc_may_access(struct task_struct *task, enum cpc_need need)
+{
+	bool capable;
+
+	if (same_thread_group(task, current))
+		return true;
+	if (task->flags & PF_KTHREAD)
+		return false;
+	capable = perfmon_capable();
+	if (capable && need == CPC_NEED_SIGNAL) {
+		rcu_read_lock();
+		capable = ns_capable(__task_cred(task)->user_ns, CAP_KILL);
+		rcu_read_unlock();
+	}
+	return capable || cpc_may_ptrace(task);
+}
+
 /*
  * Finds the thread @tid (0: the caller) in the caller's pid namespace and
  * checks that the caller may count it.  Returns a task reference.
  */
-static struct task_struct *cpc_get_target(pid_t tid)
+static struct task_struct *cpc_get_target(pid_t tid, enum cpc_need need)
 {
 	struct task_struct *task;
 	struct pid *pid;
@@ -154,7 +215,7 @@ static struct task_struct *cpc_get_target(pid_t tid)
 	put_pid(pid);
 	if (!task)
 		return ERR_PTR(-ESRCH);
-	if (!cpc_may_access(task)) {
+	if (!cpc_may_access(task, need)) {
 		put_task_struct(task);
 		return ERR_PTR(-EPERM);
 	}
@@ -165,26 +226,32 @@ static struct task_struct *cpc_get_target(pid_t tid)
  * Holds off a concurrent exec of another process's thread while its
  * access is checked and its counters are created, as perf_event_open()
  * does: a set-user-ID exec then either happens before the check (which
- * sees its credentials) or after the binding.
+ * sees its credentials) or after the binding (whose counters it then
+ * removes, and whose signals it never gets).
  */
 static int cpc_exec_lock(struct task_struct *task)
 {
 	if (same_thread_group(task, current))
 		return 0;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
-	return down_read_interruptible(&task->signal->exec_update_lock);
-#else
-	return 0;
-#endif
+	return down_read_killable(&task->signal->exec_update_lock);
 }
 
 static void cpc_exec_unlock(struct task_struct *task)
 {
-	if (same_thread_group(task, current))
-		return;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
-	up_read(&task->signal->exec_update_lock);
-#endif
+	if (!same_thread_group(task, current))
+		up_read(&task->signal->exec_update_lock);
+}
+
+/* Does a bind ask for overflow signals? */
+static enum cpc_need cpc_bind_need(const struct cpc_kbind *kb, bool group)
+{
+	unsigned int i;
+
+	if (!group)
+		for (i = 0; i < kb->nreqs; i++)
+			if (kb->req[i].flags & CPC_KREQ_OVF_EMT)
+				return CPC_NEED_SIGNAL;
+	return CPC_NEED_COUNT;
 }
 
 /* ------------------------------------------------------------------ */
@@ -208,6 +275,7 @@ static long cpc_ioc_info(void __user *argp)
 static long cpc_ioc_bind(struct cpc_file *cf, void __user *argp, bool group)
 {
 	struct task_struct *task;
+	enum cpc_need need;
 	struct cpc_kbind *kb;
 	long err;
 
@@ -223,7 +291,8 @@ static long cpc_ioc_bind(struct cpc_file *cf, void __user *argp, bool group)
 		goto out;
 	}
 
-	task = cpc_get_target(kb->tid);
+	need = cpc_bind_need(kb, group);
+	task = cpc_get_target(kb->tid, need);
 	if (IS_ERR(task)) {
 		err = PTR_ERR(task);
 		goto out;
@@ -231,7 +300,7 @@ static long cpc_ioc_bind(struct cpc_file *cf, void __user *argp, bool group)
 	err = cpc_exec_lock(task);
 	if (!err) {
 		/* Check again under the lock: an exec may have just ended. */
-		if (cpc_may_access(task))
+		if (cpc_may_access(task, need))
 			err = cpc_ctx_bind(cf, task, kb, group);
 		else
 			err = -EPERM;
@@ -257,7 +326,7 @@ static long cpc_ioc_sample(struct cpc_file *cf, void __user *argp,
 	if (err)
 		return err;
 	tid = ks.tid;
-	task = cpc_get_target(tid);
+	task = cpc_get_target(tid, CPC_NEED_COUNT);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 
@@ -285,7 +354,7 @@ static long cpc_ioc_target(struct cpc_file *cf, void __user *argp,
 	err = cpc_validate_target(&kt);
 	if (err)
 		return err;
-	task = cpc_get_target(kt.tid);
+	task = cpc_get_target(kt.tid, CPC_NEED_COUNT);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 
@@ -341,14 +410,14 @@ static int cpc_open(struct inode *inode, struct file *file)
 	struct cpc_file *cf;
 	int err;
 
-	err = cpc_open_allowed();
+	err = cpc_open_allowed(inode);
 	if (err)
 		return err;
 	err = nonseekable_open(inode, file);
 	if (err)
 		return err;
 
-	cf = kzalloc(sizeof(*cf), GFP_KERNEL);
+	cf = kzalloc(sizeof(*cf), GFP_KERNEL_ACCOUNT);
 	if (!cf)
 		return -ENOMEM;
 	user = cpc_user_get(current_uid());
@@ -374,7 +443,9 @@ static int cpc_release(struct inode *inode, struct file *file)
 /*
  * mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0) maps the calling
  * thread's state page; it must be bound.  The mapping can never become
- * writable or executable.
+ * writable or executable, and a fork child does not get it (it would show
+ * the parent thread's counts, not the child's).  Called with mmap_lock
+ * held: cpc_ctx_mmap() frees nothing.
  */
 static int cpc_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -385,10 +456,10 @@ static int cpc_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_mod(vma, VM_DONTEXPAND | VM_DONTDUMP,
+	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 		     VM_MAYWRITE | VM_MAYEXEC);
 #else
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
 #endif
 	return cpc_ctx_mmap(file->private_data, vma);
@@ -407,18 +478,26 @@ static struct miscdevice cpc_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "cpc",
 	.fops = &cpc_fops,
-	.mode = 0666,
+	/* root only until udev applies the rule (kmod/60-cpc.rules) */
+	.mode = 0660,
 };
 
 static int __init cpc_init(void)
 {
+	int err;
+
 	cpc_hw_pmu = cpc_probe_hw_pmu();
-	return misc_register(&cpc_misc);
+	cpc_anchors_create();
+	err = misc_register(&cpc_misc);
+	if (err)
+		cpc_anchors_release();
+	return err;
 }
 
 static void __exit cpc_exit(void)
 {
 	misc_deregister(&cpc_misc);
+	cpc_anchors_release();
 }
 
 module_init(cpc_init);

@@ -2,14 +2,20 @@
 # check-kmod.sh ("make check-kmod"): tests libcpc's kernel module inside
 # a qemu guest running the installed Debian kernel.
 #
-#  1. Picks KVER (newest /usr/src/linux-headers-KVER with a readable
-#     /boot/vmlinuz-KVER), builds kmod/ against those headers (cached
-#     under $KMOD_CACHE_DIR, default $top_builddir/.kmod-cache) and checks
-#     that `modinfo -F vermagic` is for KVER.
+#  0. Unless KVER (or KDIR) is set, runs itself once per kernel: every
+#     KVER with /usr/src/linux-headers-KVER and a readable
+#     /boot/vmlinuz-KVER, oldest first, and passes only if every kernel
+#     passed.  KMOD_REQUIRE_SERIES="6.1 6.12" (CI) also fails when no
+#     kernel of one of those series is installed.
+#  1. Builds kmod/ against KVER's headers with W=1 C=1 (sparse; cached
+#     under $KMOD_CACHE_DIR, default $top_builddir/.kmod-cache), fails on
+#     any warning, and checks that `modinfo -F vermagic` is for KVER.
 #  2. Builds tests/kmod/kmod_test.c as a static program.
 #  3. Boots the guest once (see guest-init.sh) and runs, with
 #     kernel.perf_event_paranoid = 3 (Debian's default):
-#     (a) kmod_test as root and as an unprivileged user (uid 65534);
+#     (a) kmod_test as root, as an unprivileged member of the group cpc
+#         (nobody, uid 65534) and as a user outside it (stranger, 1001),
+#         with /dev/cpc root:cpc 0660 as the udev rule makes it;
 #     (b) every libcpc Check program tests/test_* and tests/example.sh
 #         (the examples) with LIBCPC_BACKEND=kmod, as root and as the
 #         unprivileged user, with CK_DEFAULT_TIMEOUT=120 (TCG is slow);
@@ -41,6 +47,48 @@ kmod_me=check-kmod kmod_missing_status=77 kmod_fail_status=1
 . "$(dirname "$0")/kmod-lib.sh"
 
 t_start=$(date +%s)
+
+# ------------------------------------------------------------ kernels
+if [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
+	mapfile -t kvers < <(kmod_list_kernels)
+	[ ${#kvers[@]} -gt 0 ] || kmod_missing "no /usr/src/linux-headers-KVER" \
+		"with a readable /boot/vmlinuz-KVER (install:" \
+		"linux-image-amd64 linux-headers-amd64)"
+	missing=
+	for s in ${KMOD_REQUIRE_SERIES:-}; do
+		found=0
+		for k in "${kvers[@]}"; do
+			case $k in "$s".*) found=1 ;; esac
+		done
+		[ "$found" = 1 ] || missing="$missing $s"
+	done
+	results=() overall=0
+	for k in "${kvers[@]}"; do
+		echo "check-kmod: ======== kernel $k"
+		t0=$(date +%s)
+		KVER=$k bash "$0"
+		rc=$?
+		results+=("$(printf '%-28s %s (%d s)' "$k" \
+			"$(case $rc in 0) echo PASS ;; 77) echo SKIP ;;
+			*) echo "FAIL (exit $rc)" ;; esac)" $(($(date +%s) - t0)))")
+		if [ "$rc" = 77 ] && [ "$overall" = 0 ]; then
+			overall=77
+		elif [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+			overall=1
+		fi
+	done
+	echo
+	echo "======== check-kmod: every kernel"
+	printf '  %s\n' "${results[@]}"
+	if [ -n "$missing" ]; then
+		echo "  FAIL: no kernel of the series$missing" \
+			"(KMOD_REQUIRE_SERIES)"
+		overall=1
+	fi
+	echo "  time: $(($(date +%s) - t_start)) s"
+	exit "$overall"
+fi
+
 : "${top_srcdir:=$kmod_here/../..}"
 : "${top_builddir:=$top_srcdir}"
 top_srcdir=$(cd "$top_srcdir" && pwd) || exit 1
@@ -57,7 +105,7 @@ export KMOD_CACHE_DIR
 # ------------------------------------------------------------ tools
 # shellcheck disable=SC2086 # CC may carry options
 kmod_need_tools qemu-system-x86_64 cpio gzip make ldd modinfo timeout \
-	awk sed od sha256sum tail ${cc%% *}
+	awk sed od sha256sum tail sparse ${cc%% *}
 kmod_need_static_busybox
 kmod_pick_kernel
 echo "check-kmod: kernel $KVER (headers $KDIR, image $KIMAGE)"
@@ -81,9 +129,19 @@ done
 	kmod_die "FAIL: no kernel module sources (Kbuild/Makefile) in $kmod_src"
 kmod_cache_init
 t0=$(date +%s)
-kmod_build_module "$kmod_src" cpc
+# Warning-free with the extra warnings (W=1) and sparse (C=1).
+KMOD_BUILD_FLAGS="W=1 C=1" kmod_build_module "$kmod_src" cpc
 kmod_check_vermagic "$MODULE"
 echo "check-kmod: module $MODULE ($(($(date +%s) - t0)) s)"
+lint=$(grep -E 'warning:|error:' "$(dirname "$MODULE")/build.log")
+if [ -n "$lint" ]; then
+	echo "check-kmod: FAIL: the module build (W=1 C=1) has warnings:"
+	printf '%s\n' "$lint"
+	lint_ok=0
+else
+	echo "check-kmod: the module builds warning-free with W=1 C=1 (sparse)"
+	lint_ok=1
+fi
 echo "check-kmod: vermagic: $kmod_vermagic"
 
 # ------------------------------------------------------------ kmod_test
@@ -161,6 +219,7 @@ if [ "$kmod_test_ok" = 1 ]; then
 	mk+=(--file "$kmod_test")
 	run kmod_test.root a root "$kmod_test"
 	run kmod_test.user a user "$kmod_test" --user
+	run kmod_test.stranger a stranger "$kmod_test" --stranger
 fi
 if [ "$kmod_fuzz_ok" = 1 ]; then
 	mk+=(--file "$kmod_fuzz")
@@ -299,6 +358,7 @@ cat "$work/out/klog.dump" 2>/dev/null
 
 failed=0
 crashed=0
+[ "$lint_ok" = 1 ] || failed=1
 echo
 echo "======== check-kmod summary ($KVER)"
 if kmod_console_crash "$work"; then
@@ -327,10 +387,15 @@ verdict() {
 }
 [ "$kmod_test_ok" = 1 ] ||
 	echo "  (a) kmod_test could not be built: $kmod_test_src"
-echo "  (a) kmod_test (root, user, after reload): $(verdict a)"
+echo "  (a) kmod_test (root, user, stranger, reload): $(verdict a)"
 echo "  (b) libcpc Check suites and examples:    $(verdict b)"
 echo "  (c) insmod, rmmod, reload, rmmod:        $(verdict c)"
 echo "  (d) kernel log clean after insmod:       $(verdict d)"
+if [ "$lint_ok" = 1 ]; then
+	echo "  (e) module build with W=1 C=1:          PASS (no warnings)"
+else
+	echo "  (e) module build with W=1 C=1:          FAIL (warnings above)"
+fi
 if kmod_marker "$work" "RESULT CHECK-KMOD: ALL PASSED"; then
 	echo "  final marker: CHECK-KMOD: ALL PASSED"
 else

@@ -43,8 +43,10 @@ VM_CWD=/                  # working directory of the programs
 VM_LIBPATH=               # LD_LIBRARY_PATH of the programs
 VM_PARANOID=3             # kernel.perf_event_paranoid (Debian's default)
 VM_BACKEND=kmod           # LIBCPC_BACKEND of the programs
-VM_USER_UID=65534         # the unprivileged user of --user runs
-VM_USER_GID=65534
+VM_USER_UID=65534         # the unprivileged user of --user runs (nobody,
+VM_USER_GID=65534         # a member of the group cpc)
+VM_STRANGER_UID=1001      # an unprivileged user outside the group cpc
+VM_STRANGER_GID=1001
 VM_FAILS=0                # number of failed steps so far
 # shellcheck disable=SC1091
 [ -r /vmrun/job.conf ] && . /vmrun/job.conf
@@ -85,10 +87,11 @@ vm_step() {
 	return "$_rc"
 }
 
-# vm_run ID root|user TIMEOUT [NAME=VALUE...] PROGRAM [ARGS...]:
+# vm_run ID root|user|stranger TIMEOUT [NAME=VALUE...] PROGRAM [ARGS...]:
 # runs PROGRAM from $VM_CWD in a clean environment (PATH, HOME, TMPDIR,
 # LIBCPC_BACKEND, LD_LIBRARY_PATH, then the NAME=VALUE settings, which may
-# override those), as root or as the unprivileged user, and sends it
+# override those), as root, as the unprivileged user nobody (a member of
+# the group cpc) or as the user stranger (not a member), and sends it
 # SIGTERM after TIMEOUT seconds.  The END marker gets a fourth word,
 # TIMEOUT, when that happened.
 vm_run() {
@@ -98,10 +101,11 @@ vm_run() {
 	_home=/tmp/home.$_id
 	rm -rf "$_home"
 	mkdir -p "$_home"
-	if [ "$_mode" = user ]; then
-		chown "$VM_USER_UID:$VM_USER_GID" "$_home"
-		chmod 700 "$_home"
-	fi
+	case $_mode in
+	user) chown "$VM_USER_UID:$VM_USER_GID" "$_home" ;;
+	stranger) chown "$VM_STRANGER_UID:$VM_STRANGER_GID" "$_home" ;;
+	esac
+	chmod 700 "$_home"
 	if [ -n "$VM_LIBPATH" ]; then
 		set -- LD_LIBRARY_PATH="$VM_LIBPATH" "$@"
 	fi
@@ -111,10 +115,13 @@ vm_run() {
 		LIBCPC_BACKEND="$VM_BACKEND" "$@"
 	# busybox su execs the shell, which execs env, which execs the
 	# program: the timeout's signal reaches the program itself.
-	if [ "$_mode" = user ]; then
+	# (su sets the user's groups from /etc/group.)
+	case $_mode in
+	user | stranger)
+		[ "$_mode" = user ] && _who=nobody || _who=stranger
 		# shellcheck disable=SC2016
-		set -- su -p -s /bin/sh -c 'exec "$0" "$@"' -- nobody "$@"
-	fi
+		set -- su -p -s /bin/sh -c 'exec "$0" "$@"' -- "$_who" "$@" ;;
+	esac
 	vm_mark "BEGIN $_id"
 	_t0=$(vm_uptime)
 	(cd "$VM_CWD" 2>/dev/null || cd /
@@ -134,11 +141,20 @@ vm_run() {
 
 # vm_insmod ID KO [PARAMS...]: loads the module; leaves a note in the
 # kernel log first, so vm_klog_check knows where "after insmod" starts.
+# The guest has no udev: vm_udev_cpc does what kmod/60-cpc.rules does.
 vm_insmod() {
 	_id=$1
 	shift
 	echo "vmrun: insmod $*" >/dev/kmsg
-	vm_step "$_id" insmod "$@"
+	vm_step "$_id" insmod "$@" || return
+	vm_udev_cpc
+}
+
+# vm_udev_cpc: /dev/cpc, if there, to root:cpc mode 0660 (the udev rule).
+vm_udev_cpc() {
+	[ -c /dev/cpc ] || return 0
+	chgrp cpc /dev/cpc && chmod 0660 /dev/cpc ||
+		VM_FAILS=$((VM_FAILS + 1))
 }
 
 # vm_rmmod ID NAME: unloads the module.

@@ -11,7 +11,8 @@
 #
 # Settings (environment):
 #   KVER              kernel version to use (default: the newest pair of
-#                     /usr/src/linux-headers-KVER and /boot/vmlinuz-KVER)
+#                     /usr/src/linux-headers-KVER and /boot/vmlinuz-KVER;
+#                     check-kmod.sh tests every pair, see kmod_list_kernels)
 #   KDIR, KIMAGE      headers directory and bzImage, overriding KVER's
 #   KMOD_CACHE_DIR    where built modules and vmlinux are cached
 #   KMOD_QEMU         the qemu binary (qemu-system-x86_64)
@@ -65,6 +66,7 @@ kmod_package_of() {
 	modinfo) echo kmod ;;
 	cpio | gzip | make | python3) echo "$1" ;;
 	ldd) echo libc-bin ;;
+	sparse) echo sparse ;;
 	cc | gcc) echo gcc ;;
 	*) echo "the package providing $1" ;;
 	esac
@@ -80,24 +82,27 @@ kmod_need_static_busybox() {
 	fi
 }
 
+# kmod_list_kernels: prints, oldest first, every KVER that has both
+# /usr/src/linux-headers-KVER and a readable /boot/vmlinuz-KVER.
+kmod_list_kernels() {
+	local d k
+	for d in /usr/src/linux-headers-*; do
+		k=${d#/usr/src/linux-headers-}
+		if [ -f "$d/Makefile" ] && [ -r "/boot/vmlinuz-$k" ]; then
+			echo "$k"
+		fi
+	done | sort -V
+}
+
 # kmod_pick_kernel: sets KVER, KDIR (headers) and KIMAGE (bzImage): the
 # newest version that has both, unless set.  Never `uname -r`: the host
 # kernel is not the one the guest boots.
 kmod_pick_kernel() {
-	local d k best=
 	if [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
-		for d in /usr/src/linux-headers-*; do
-			k=${d#/usr/src/linux-headers-}
-			if [ ! -f "$d/Makefile" ] || [ ! -r "/boot/vmlinuz-$k" ]; then
-				continue
-			fi
-			best=$(printf '%s\n%s\n' "$best" "$k" | sed '/^$/d' |
-				sort -V | tail -n 1)
-		done
-		[ -n "$best" ] || kmod_missing "no /usr/src/linux-headers-KVER" \
+		KVER=$(kmod_list_kernels | tail -n 1)
+		[ -n "$KVER" ] || kmod_missing "no /usr/src/linux-headers-KVER" \
 			"with a readable /boot/vmlinuz-KVER (install:" \
 			"linux-image-amd64 linux-headers-amd64)"
-		KVER=$best
 	fi
 	if [ -z "${KVER:-}" ]; then
 		KVER=$(make -s -C "$KDIR" kernelrelease 2>/dev/null) ||
@@ -144,7 +149,9 @@ kmod_kernel() {
 # kmod_build_module SRCDIR NAME: builds NAME.ko from the sources in SRCDIR
 # against KDIR in a copy under the cache (kbuild writes its objects next
 # to the sources), unless the same sources were built for KVER before.
-# Sets MODULE to the .ko.  Dies, printing the build log, if it fails.
+# Sets MODULE to the .ko; the build log stays beside it (build.log).
+# KMOD_BUILD_FLAGS: extra kbuild words (e.g. "W=1 C=1").  Dies, printing
+# the build log, if it fails.
 kmod_build_module() {
 	local src=$1 name=$2 hash dir tmp f
 	[ -d "$src" ] || kmod_die "no module sources: $src"
@@ -160,7 +167,8 @@ kmod_build_module() {
 	[ -e "$src/Kbuild" ] || [ -e "$src/Makefile" ] ||
 		kmod_die "no Kbuild or Makefile in $src"
 	# The key: the sources, KVER, and the headers' symbol versions.
-	hash=$( (cd "$src" && sha256sum -- "${files[@]}"; echo "$KVER $KDIR"
+	hash=$( (cd "$src" && sha256sum -- "${files[@]}"
+		echo "$KVER $KDIR ${KMOD_BUILD_FLAGS:-}"
 		stat -L -c '%s %Y' "$KDIR/Module.symvers" 2>/dev/null) |
 		sha256sum | cut -c1-16)
 	dir=$kmod_cache/module-$KVER-$hash
@@ -168,7 +176,9 @@ kmod_build_module() {
 	[ -s "$MODULE" ] && return 0
 	tmp=$(mktemp -d "$kmod_cache/module.tmp.XXXXXX")
 	(cd "$src" && cp --parents -- "${files[@]}" "$tmp/")
-	if ! make -C "$KDIR" M="$tmp" modules >"$tmp/build.log" 2>&1; then
+	# shellcheck disable=SC2086 # the flags are words
+	if ! make -C "$KDIR" M="$tmp" ${KMOD_BUILD_FLAGS:-} modules \
+		>"$tmp/build.log" 2>&1; then
 		cat "$tmp/build.log" >&2
 		rm -rf "$tmp"
 		kmod_die "the module does not build against $KDIR"

@@ -16,8 +16,10 @@
 #   --compress gzip|none
 #
 # The image holds the static busybox (/bin/busybox and a symlink per
-# applet in /bin), /etc/passwd and /etc/group with root and nobody
-# (65534), the mount points, and the files asked for.  Libraries are found
+# applet in /bin), /etc/passwd and /etc/group with root, nobody (65534,
+# a member of the group cpc, 990, that /dev/cpc gets as with the udev
+# rule kmod/60-cpc.rules) and stranger (1001, in no group of its own
+# but stranger), the mount points, and the files asked for.  Libraries are found
 # with ldd and copied, dereferenced, to the paths ldd names, so the
 # dynamic loader and libcpc.so.1 of the build tree keep their host paths;
 # the guest gets the --lib directories as LD_LIBRARY_PATH from the caller.
@@ -156,10 +158,13 @@ done
 cat >"$root/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
 nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+stranger:x:1001:1001:stranger:/nonexistent:/bin/false
 EOF
 cat >"$root/etc/group" <<'EOF'
 root:x:0:
 nogroup:x:65534:
+cpc:x:990:nobody
+stranger:x:1001:
 EOF
 put "$init" /init
 chmod 755 "$root/init"
