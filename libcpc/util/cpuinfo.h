@@ -26,15 +26,16 @@ static inline uint64_t __cpc_rdtsc(void)
 }
 
 /*
- * TSC frequency in kHz, measured once against CLOCK_MONOTONIC_RAW (about
- * 2 ms) and cached.  Async-signal-safe; call it outside measured regions.
+ * TSC frequency in kHz, cached: the kernel's own rate from a perf user
+ * page (cap_user_time) where perf may be opened, else measured once
+ * against CLOCK_MONOTONIC_RAW (about 2 ms).  Async-signal-safe; call it
+ * outside measured regions.
  */
 uint64_t __cpc_tsc_khz(void);
 
 /*
- * Monotonic nanoseconds (gethrtime): CLOCK_MONOTONIC, read from the TSC
- * without a system call once the TSC is calibrated when the kernel itself
- * uses the TSC as its clock.  Async-signal-safe.
+ * Monotonic nanoseconds (gethrtime): CLOCK_MONOTONIC through the vDSO,
+ * so exactly the kernel's clock.  Async-signal-safe.
  */
 uint64_t __cpc_hrtime(void);
 
