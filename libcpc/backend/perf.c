@@ -200,6 +200,20 @@ static int open_dummy_leader(const struct target *t, unsigned how)
 
 #define PAGE 4096
 
+#ifdef CPC_SYNTHETIC_PAGES
+/*
+ * Only in bench/synthbench, which compiles the library with this macro:
+ * user pages written by the benchmark, read with a stand-in for rdpmc,
+ * so that the syscall-free path can be measured on a machine without a
+ * PMU.  pages(nfd) returns nfd pages mapped with mmap (released here).
+ */
+unsigned char *(*__cpc_synth_pages)(unsigned nfd);
+cpc_rdpmc_fn __cpc_synth_rdpmc;
+#define RDPMC_FN __cpc_synth_rdpmc
+#else
+#define RDPMC_FN __cpc_rdpmc_insn
+#endif
+
 static void unmap_pages(struct perf_lwp *p)
 {
 	if (p->pages != NULL) {
@@ -327,6 +341,12 @@ static int rdpmc_usable(void)
 static void map_pages(struct perf_lwp *p, const struct cpc_reqset *set)
 {
 	int hardware = 0;
+#ifdef CPC_SYNTHETIC_PAGES
+	if (__cpc_synth_pages != NULL) {
+		p->pages = __cpc_synth_pages(p->nfd);
+		return;
+	}
+#endif
 	for (unsigned i = 0; i < set->nreqs; i++)
 		hardware |= set->req[i].sel.type != PERF_TYPE_SOFTWARE;
 	if (!hardware || !rdpmc_usable())
@@ -401,7 +421,7 @@ static int read_pages(const struct perf_lwp *p, struct group_read *gr)
 		if (s == SLOT_CLOCK)
 			continue;
 		pg = (const volatile void *)(p->pages + (size_t)s * PAGE);
-		if (__cpc_rdpmc_read(pg, __cpc_rdpmc_insn, &gr->values[s]) != 0)
+		if (__cpc_rdpmc_read(pg, RDPMC_FN, &gr->values[s]) != 0)
 			return -1;
 	}
 	pg = (const volatile void *)p->pages;
@@ -409,6 +429,35 @@ static int read_pages(const struct perf_lwp *p, struct group_read *gr)
 		return -1;
 	gr->time_running = gr->time_enabled;
 	gr->nr = p->nfd;
+	return 0;
+}
+
+/*
+ * Samples the first n requests through the user pages, straight into
+ * vals: 0, or -1 to use read().
+ */
+static int sample_pages(const struct perf_lwp *p, uint64_t *vals,
+    unsigned n, uint64_t *ontime_ns)
+{
+	const volatile struct perf_event_mmap_page *pg;
+	uint64_t enabled;
+
+	pg = (const volatile void *)p->pages;
+	if (__cpc_rdpmc_time_enabled(pg, read_tsc, &enabled) != 0)
+		return -1;
+	uint64_t ontime = enabled - p->time_base;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned s = p->slot[i];
+		uint64_t v = ontime;
+		if (s != SLOT_CLOCK) {
+			pg = (const volatile void *)(p->pages +
+			    (size_t)s * PAGE);
+			if (__cpc_rdpmc_read(pg, RDPMC_FN, &v) != 0)
+				return -1;
+		}
+		vals[i] = p->offset[i] + v;
+	}
+	*ontime_ns = ontime;
 	return 0;
 }
 
@@ -420,14 +469,8 @@ static int perf_sample(void *priv, uint64_t *vals, unsigned n,
 
 	if (p->nfd == 0 || n > p->nreqs)
 		return -EINVAL;
-	if (p->pages != NULL && read_pages(p, &gr) == 0) {
-		for (unsigned i = 0; i < n; i++)
-			vals[i] = p->offset[i] + (p->slot[i] == SLOT_CLOCK
-							 ? gr.time_enabled - p->time_base
-							 : gr.values[p->slot[i]]);
-		*ontime_ns = gr.time_enabled - p->time_base;
+	if (p->pages != NULL && sample_pages(p, vals, n, ontime_ns) == 0)
 		return 0;
-	}
 	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
 	/*
 	 * A pinned group the kernel could not schedule is put in error
