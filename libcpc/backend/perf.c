@@ -38,6 +38,8 @@ struct perf_lwp {
 	uint8_t nfd;		/* fd[0] leads the group; then members */
 	uint8_t nnotify;	/* separate notification events of clocks */
 	uint8_t nreqs;
+	/* The notifying leader's overflow disabled it (see pick_leader). */
+	uint8_t leader_fired;
 	uint8_t slot[CPC_MAX_REQS];	/* index into the group read, or SLOT_CLOCK */
 	uint32_t sampling;	/* bit i: fd[i] notifies overflow */
 	int fd[CPC_MAX_REQS + 1];
@@ -47,6 +49,7 @@ struct perf_lwp {
 	 * preset minus the raw count at a rearm (perf_rearm). */
 	uint64_t offset[CPC_MAX_REQS];
 	uint64_t time_base;	/* time_enabled at the last rearm */
+	uint64_t leader_period;	/* sampling period of a notifying leader */
 	/* With rdpmc: the user pages of fd[0..nfd-1], one after another. */
 	unsigned char *pages;
 };
@@ -233,9 +236,27 @@ static void perf_release(void *priv)
 		close(p->fd[--p->nfd]);
 }
 
-/* The request that leads the group: the first plain counting one, or -1. */
+/*
+ * The request that leads the group.  When exactly one request notifies
+ * overflow and it is not a clock, it leads: its overflow (a refresh limit
+ * of 1) disables it, and a disabled leader takes its whole group off the
+ * PMU, so the kernel itself stops every counter at the overflow, the
+ * freeze Solaris requires, with no system call; refreshing it restarts
+ * the group.  Otherwise the first plain counting request, or -1 (a dummy
+ * leader).
+ */
 static int pick_leader(const struct cpc_reqset *set, unsigned how)
 {
+	if (!(how & OPEN_NO_SAMPLING)) {
+		int lead = -1, nsampling = 0;
+		for (unsigned i = 0; i < set->nreqs; i++)
+			if (samples(&set->req[i])) {
+				nsampling++;
+				lead = is_clock(&set->req[i]) ? -2 : (int)i;
+			}
+		if (nsampling == 1 && lead >= 0)
+			return lead;
+	}
 	for (unsigned i = 0; i < set->nreqs; i++)
 		if (!is_clock(&set->req[i]) &&
 		    ((how & OPEN_NO_SAMPLING) || !samples(&set->req[i])))
@@ -269,6 +290,10 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 		p->offset[i] = r->preset;
 		if ((int)i == lead) {
 			p->slot[i] = 0;
+			if (sampling) {
+				p->sampling |= 1;
+				p->leader_period = overflow_period(r->preset);
+			}
 			continue;
 		}
 		if (is_clock(r)) {
@@ -510,6 +535,13 @@ static int perf_rearm(void *priv, const struct cpc_reqset *set)
 		if (was != samples(r))
 			return -EAGAIN;
 	}
+	/*
+	 * A notifying leader that has not overflowed still has its refresh
+	 * limit: a refresh would raise it to 2 (no freeze at the next
+	 * overflow).  Only a new group starts it again at 1.
+	 */
+	if ((p->sampling & 1) && !p->leader_fired)
+		return -EAGAIN;
 	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
 	if (got < (ssize_t)(3 * sizeof(uint64_t)) || gr.nr != p->nfd)
 		return -EAGAIN;
@@ -520,10 +552,22 @@ static int perf_rearm(void *priv, const struct cpc_reqset *set)
 		p->offset[i] = r->preset - raw;
 		if (samples(r) && p->slot[i] != SLOT_CLOCK) {
 			uint64_t period = overflow_period(r->preset);
+			/* The leader's overflow reloaded its period. */
+			if (p->slot[i] == 0 && period == p->leader_period)
+				continue;
 			if (ioctl(p->fd[p->slot[i]], PERF_EVENT_IOC_PERIOD,
 				&period) != 0)
 				return -errno;
+			if (p->slot[i] == 0)
+				p->leader_period = period;
 		}
+	}
+	if (p->sampling & 1) {
+		/* Only the leader was stopped: its refresh restarts all. */
+		p->leader_fired = 0;
+		if (ioctl(p->fd[0], PERF_EVENT_IOC_REFRESH, 1) != 0)
+			return -errno;
+		return 0;
 	}
 	for (unsigned k = 0; k < p->nnotify; k++) {
 		uint64_t period =
@@ -549,8 +593,12 @@ static int perf_is_overflow(void *priv, const siginfo_t *si)
 	if (si->si_code != POLL_IN && si->si_code != POLL_HUP)
 		return 0;
 	for (unsigned i = 0; i < p->nfd; i++)
-		if ((p->sampling & (1u << i)) && si->si_fd == p->fd[i])
+		if ((p->sampling & (1u << i)) && si->si_fd == p->fd[i]) {
+			/* POLL_HUP: its refresh limit ran out, it is off. */
+			if (i == 0 && si->si_code == POLL_HUP)
+				p->leader_fired = 1;
 			return 1;
+		}
 	for (unsigned i = 0; i < p->nnotify; i++)
 		if (si->si_fd == p->notify[i])
 			return 1;
@@ -560,6 +608,9 @@ static int perf_is_overflow(void *priv, const siginfo_t *si)
 static void perf_freeze(void *priv)
 {
 	struct perf_lwp *p = priv;
+	/* The kernel stopped the group with its notifying leader. */
+	if (p->leader_fired && p->sampling == 1 && p->nnotify == 0)
+		return;
 	if (p->nfd > 0)
 		ioctl(p->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	for (unsigned i = 0; i < p->nnotify; i++)
