@@ -2,7 +2,7 @@
 # cputrack on real programs (tests/pctx_target): title, columns, labels,
 # totals, options, usage errors, output files and CSV, capture, ^C, and
 # the refusals an unprivileged user gets.
-. "${top_srcdir:-.}/tests/cmdlib.sh"
+. "${top_srcdir:-.}/tests/cmd/cmdlib.sh"
 
 ev=task-clock,page-faults
 title='^   time lwp      event      pic0      pic1 $'

@@ -2,7 +2,8 @@
  * The rdpmc read protocol on synthetic perf_event mmap pages: fallback
  * when rdpmc is not allowed or the event is not on a counter, counter
  * widths and sign extension, offsets, wrap, and retries while the
- * sequence lock changes.  (No machine here has a PMU to do it for real;
+ * sequence lock changes; and the enabled time from the page and the TSC.
+ * (No machine here has a PMU to do it for real;
  * the benchmark measures the real thing where one exists.)
  */
 #include <check.h>
@@ -102,6 +103,40 @@ START_TEST(retries_while_the_page_changes)
 }
 END_TEST
 
+static uint64_t fake_tsc_value;
+static int tsc_changes_left;
+
+static uint64_t fake_tsc(void)
+{
+	if (tsc_changes_left > 0) {
+		tsc_changes_left--;
+		page.lock += 2;
+		page.time_enabled += 500;
+	}
+	return fake_tsc_value;
+}
+
+START_TEST(enabled_time_from_the_tsc)
+{
+	uint64_t t = 77;
+	/* No user time on this page: the caller falls back to read(). */
+	ck_assert_int_eq(__cpc_rdpmc_time_enabled(&page, fake_tsc, &t), -1);
+	ck_assert_uint_eq(t, 77);
+	page.cap_user_time = 1;
+	page.time_enabled = 1000;
+	page.time_offset = (uint64_t)-400;	/* TSC time before enabling */
+	page.time_mult = 3 << 9;	/* 1.5 ns per tick, shift 10 */
+	page.time_shift = 10;
+	fake_tsc_value = 1001;	/* 1001 * 1.5 = 1501 (quot + rem parts) */
+	ck_assert_int_eq(__cpc_rdpmc_time_enabled(&page, fake_tsc, &t), 0);
+	ck_assert_uint_eq(t, 1000 - 400 + 1501);
+	/* Retried while the kernel rewrites the page. */
+	tsc_changes_left = 2;
+	ck_assert_int_eq(__cpc_rdpmc_time_enabled(&page, fake_tsc, &t), 0);
+	ck_assert_uint_eq(t, 2000 - 400 + 1501);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rdpmc");
@@ -110,6 +145,7 @@ int main(void)
 	tcase_add_test(tc, falls_back_without_rdpmc);
 	tcase_add_test(tc, index_offset_and_width);
 	tcase_add_test(tc, retries_while_the_page_changes);
+	tcase_add_test(tc, enabled_time_from_the_tsc);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
