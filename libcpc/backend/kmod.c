@@ -88,7 +88,10 @@ static int fill_bind(struct cpc_kbind *kb, const struct cpc_reqset *set,
 	return 0;
 }
 
-/* Which request the module refused: each alone, on an error path only. */
+static void target_ioctl(unsigned long cmd, pid_t tid);
+
+/* Which request the module refused: each alone, on an error path only.
+ * A request that binds is released again: no binding is left behind. */
 static int find_bad_request(const struct cpc_kbind *all, int err)
 {
 	if (all->nreqs == 1)
@@ -100,7 +103,9 @@ static int find_bad_request(const struct cpc_kbind *all, int err)
 		one.flags = CPC_KBIND_START_FROZEN;
 		one.nreqs = 1;
 		one.req[0] = all->req[i];
-		if (ioctl(kmod_fd, CPC_KIOC_BIND, &one) != 0 && errno == err)
+		if (ioctl(kmod_fd, CPC_KIOC_BIND, &one) == 0)
+			target_ioctl(CPC_KIOC_RELE, 0);
+		else if (errno == err)
 			return (int)i;
 	}
 	return -1;
