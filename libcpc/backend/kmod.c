@@ -141,6 +141,24 @@ static int kmod_bind(void *priv, const struct cpc_reqset *set,
 	return bind_tid(priv, set, bflags, 0, bad);
 }
 
+/*
+ * The same events with new presets: one CPC_KIOC_BIND without a release
+ * first, which the module serves with the same kernel counters (see
+ * cpc_set_rearm in kmod/cpc_ctx.c; a module that cannot replaces them).
+ * -EAGAIN: bind from scratch, which reports any error properly.
+ */
+static int kmod_rearm(void *priv, const struct cpc_reqset *set)
+{
+	struct kmod_lwp *p = priv;
+	struct cpc_kbind kb;
+	int bad;
+
+	if (p->nreqs == 0 || p->tid != 0 || set->nreqs != p->nreqs ||
+	    fill_bind(&kb, set, 0, &bad) != 0)
+		return -EAGAIN;
+	return ioctl(kmod_fd, CPC_KIOC_BIND, &kb) == 0 ? 0 : -EAGAIN;
+}
+
 static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
     unsigned n, uint64_t *ontime_ns)
 {
@@ -249,6 +267,7 @@ const struct cpc_backend __cpc_kmod_backend = {
 	.bind = kmod_bind,
 	.sample = kmod_sample,
 	.release = kmod_release,
+	.rearm = kmod_rearm,
 	.is_overflow = kmod_is_overflow,
 	.freeze = kmod_freeze,
 	.frozen = kmod_frozen,
