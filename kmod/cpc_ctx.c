@@ -564,7 +564,7 @@ static unsigned int cpc_bind_counters(const struct cpc_kbind *kb)
  * Does @set count what @kb asks, so that only the presets change?  The
  * same events in the same modes, overflow notification on the same
  * requests (their counters carry the overflow handler), not started
- * frozen.
+ * frozen, no exec since and no counter in error state.
  */
 static bool cpc_set_same_events(const struct cpc_set *set,
 				const struct cpc_kbind *kb)
@@ -598,13 +598,17 @@ static bool cpc_set_same_events(const struct cpc_set *set,
 }
 
 /*
- * Rebinds the calling context's set in place: the same counters with
+ * Rebinds the context's set in place: the same counters with
  * @kb's presets and periods, running again (also after an overflow froze
  * them), the on-CPU time counted from now.  Far cheaper than new kernel
  * counters (the usual rebind in a SIGEMT handler).  Returns -EAGAIN,
  * with the counters stopped or untouched, when a new set is needed: other
  * events, or an overflow whose signal is still to be sent.  Called with
  * the file lock held.
+ *
+ * The periods are set while the counters are stopped: perf then forgets
+ * what was left of the old period, and each counter starts a whole new
+ * one when it runs again (as a new counter would).
  */
 static int cpc_set_rearm(struct cpc_ctx *ctx, const struct cpc_kbind *kb)
 {
