@@ -560,11 +560,22 @@ static unsigned int cpc_bind_counters(const struct cpc_kbind *kb)
 	return n;
 }
 
+/* A clock counter, whose overflows come from an hrtimer. */
+static bool cpc_is_timer(const struct perf_event *ev)
+{
+	return ev->attr.type == PERF_TYPE_SOFTWARE &&
+	       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /*
  * Does @set count what @kb asks, so that only the presets change?  The
  * same events in the same modes, overflow notification on the same
  * requests (their counters carry the overflow handler), not started
- * frozen, no exec since and no counter in error state.
+ * frozen, no exec since and no counter in error state.  Not for clock
+ * counters that notify overflow: rebound in place, they lost overflows
+ * in the timer storms of tests/hardening/test_stress.c, so they get new
+ * counters as before.
  */
 static bool cpc_set_same_events(const struct cpc_set *set,
 				const struct cpc_kbind *kb)
@@ -591,7 +602,8 @@ static bool cpc_set_same_events(const struct cpc_set *set,
 		    ev->attr.config != r->config ||
 		    ev->attr.exclude_user != !(r->flags & CPC_KREQ_USER) ||
 		    ev->attr.exclude_kernel != !(r->flags & CPC_KREQ_SYSTEM) ||
-		    !set->period[i] != !cpc_req_period(r))
+		    !set->period[i] != !cpc_req_period(r) ||
+		    (set->period[i] && cpc_is_timer(ev)))
 			return false;
 	}
 	return true;
