@@ -46,7 +46,6 @@
 #include <linux/hashtable.h>
 #include <linux/mm.h>
 #include <linux/perf_event.h>
-#include <linux/pid.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>

@@ -63,7 +63,7 @@
 static unsigned int cpc_access = 1;
 module_param_named(access, cpc_access, uint, 0644);
 MODULE_PARM_DESC(access,
-		 "Who may open /dev/cpc: 0 = everyone (each user counts only threads it may ptrace), 1 = members of the group (access_gid) or CAP_PERFMON (default), 2 = CAP_PERFMON (or CAP_SYS_ADMIN) only");
+		 "Who may open /dev/cpc (after the node's permissions): 0 = everyone, 1 = members of the group (access_gid) or CAP_PERFMON (default), 2 = CAP_PERFMON (or CAP_SYS_ADMIN) only");
 
 static int cpc_access_gid = -1;
 module_param_named(access_gid, cpc_access_gid, int, 0644);
