@@ -542,6 +542,32 @@ static struct cpc_ctx *cpc_ctx_new(struct cpc_file *cf,
 	return ctx;
 }
 
+/*
+ * After enabling the set of the current thread: are its pinned hardware
+ * counters on the PMU?  Each request is its own event, so the kernel
+ * validates no group and a counter the PMU cannot give is left in error
+ * state.  Some in error while others count: more requests than the PMU
+ * has counters (-ENOSPC); all in error: the counters are taken, e.g. by
+ * a CPU-wide pinned event (-EAGAIN, as while a CPU is bound on Solaris).
+ */
+static int cpc_set_check_scheduled(struct cpc_set *set)
+{
+	unsigned int i, hw = 0, lost = 0;
+
+	for (i = 0; i < set->nreqs; i++) {
+		struct perf_event *ev = set->ev[i];
+
+		if (!ev || ev->pmu->task_ctx_nr != perf_hw_context)
+			continue;
+		hw++;
+		if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR)
+			lost++;
+	}
+	if (!lost)
+		return 0;
+	return lost < hw ? -ENOSPC : -EAGAIN;
+}
+
 static void cpc_ctx_put_if_empty(struct cpc_ctx *ctx)
 {
 	if (!ctx->set && !ctx->group)
@@ -728,8 +754,18 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 		cpc_page_write(ctx, set->nreqs, cpc_set_flags(set), vals,
 			       ontime);
 	}
-	if (set->state == CPC_SET_RUNNING)
+	if (set->state == CPC_SET_RUNNING) {
 		cpc_set_enable(set);
+		err = task == current ? cpc_set_check_scheduled(set) : 0;
+		if (err) {
+			cpc_ctx_drop_set(slot);
+			if (!group)
+				cpc_page_write(ctx, 0, 0, NULL, 0);
+			cpc_ctx_put_if_empty(ctx);
+			mutex_unlock(&cf->lock);
+			return err;
+		}
+	}
 	mutex_unlock(&cf->lock);
 	return 0;
 

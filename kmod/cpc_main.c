@@ -14,8 +14,12 @@
  *           ptrace-attach access)
  *   EACCES  CPC_KREQ_SYSTEM without CAP_PERFMON while allow_system is 0
  *   EAGAIN  past max_contexts or max_events of the user, or
- *           max_sets_per_thread of the thread
+ *           max_sets_per_thread of the thread; or (BIND of the caller)
+ *           the PMU gives none of its hardware counters, e.g. a CPU-wide
+ *           pinned event holds them
  *   EINTR   a fatal signal while waiting for another process's exec
+ *   ENOSPC  (BIND of the caller) more hardware requests than the PMU has
+ *           counters: some counted, others could not be scheduled
  *   ENOMEM  out of memory
  *   ENOENT  (and other perf errors) the event cannot be counted here,
  *           e.g. a hardware event on a kernel without a hardware PMU

@@ -127,7 +127,10 @@ static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
 	kb.tid = tid;
 	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0) {
 		int err = errno;
-		*bad = tid == 0 ? find_bad_request(&kb, err) : -1;
+		/* Not one request's fault: too many, or the PMU is taken. */
+		*bad = tid == 0 && err != ENOSPC && err != EAGAIN
+		    ? find_bad_request(&kb, err)
+		    : -1;
 		return -err;
 	}
 	p->nreqs = set->nreqs;

@@ -139,6 +139,12 @@ static int arm_overflow(int fd)
 #define OPEN_DISABLED 0x1	/* stopped (a leader: the whole group) */
 #define OPEN_NO_SAMPLING 0x2	/* count only, whatever the request says */
 #define OPEN_INHERIT 0x4	/* also counts new threads (aggregates) */
+/*
+ * A sampling event is left disabled: the caller records it first, then
+ * arms it (arm_overflow), so that an overflow on arming (a preset close
+ * to 2^64) is known for ours when its signal comes.
+ */
+#define OPEN_NO_ARM 0x8
 
 /*
  * Opens the event of request r, leading a group (group < 0) or in one.
@@ -171,7 +177,7 @@ static int open_request(const struct cpc_req *r, const struct target *t,
 		fd = perf_open(&attr, t, group);
 	}
 	if (fd >= 0) {
-		int e = sampling ? arm_overflow(fd) : 0;
+		int e = sampling && !(how & OPEN_NO_ARM) ? arm_overflow(fd) : 0;
 		if (e == 0)
 			return fd;
 		close(fd);
@@ -264,6 +270,21 @@ static int pick_leader(const struct cpc_reqset *set, unsigned how)
 	return -1;
 }
 
+/*
+ * After the kernel refused request r as a group member with EINVAL: 1 if
+ * r opens on its own, i.e. the group needs more counters than the PMU
+ * has (x86's group validation), not that r is invalid.
+ */
+static int fits_alone(const struct cpc_req *r, const struct target *t,
+    unsigned how)
+{
+	int fd = open_request(r, t, -1, how | OPEN_DISABLED | OPEN_NO_SAMPLING);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
 /* Opens the group of a request set into p; see the top of this file. */
 static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
     const struct target *t, unsigned how, int *bad)
@@ -300,18 +321,27 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 			p->slot[i] = SLOT_CLOCK;
 			if (!sampling)
 				continue;
-			fd = open_request(r, t, -1, how);
+			fd = open_request(r, t, -1, how | OPEN_NO_ARM);
 			if (fd >= 0) {
 				p->notify_req[p->nnotify] = (uint8_t)i;
 				p->notify[p->nnotify++] = fd;
+				int e = arm_overflow(fd);
+				if (e != 0)
+					fd = -e;
 			}
 		} else {
-			fd = open_request(r, t, p->fd[0], how & ~OPEN_DISABLED);
+			fd = open_request(r, t, p->fd[0],
+			    (how & ~OPEN_DISABLED) | OPEN_NO_ARM);
+			if (fd == -EINVAL && fits_alone(r, t, how))
+				fd = -ENOSPC;
 			if (fd >= 0) {
 				if (sampling)
 					p->sampling |= 1u << p->nfd;
 				p->slot[i] = p->nfd;
 				p->fd[p->nfd++] = fd;
+				int e = sampling ? arm_overflow(fd) : 0;
+				if (e != 0)
+					fd = -e;
 			}
 		}
 		if (fd < 0) {

@@ -43,6 +43,24 @@ struct lwpctx {
 
 static __thread struct lwpctx lwp __attribute__((tls_model("initial-exec")));
 
+/*
+ * An overflow of the new counters that lands while the binding is still
+ * changing (a small preset on hardware counts the rest of the bind): kept
+ * here and raised again when the change ends, if the binding still
+ * counts.  "fresh" is set once the change has closed the old counters
+ * (or rearmed them), so that only the new counters' notifications are
+ * kept (only the first: the first freezes them all); what is kept is
+ * what the handler looks at.
+ */
+struct later_ovf {
+	volatile int fresh;
+	volatile int pending;
+	int code;	/* si_code */
+	int fd;		/* si_fd of a perf notification (POLL_*) */
+	void *addr;	/* si_addr of the module's own SIGEMT */
+};
+static __thread struct later_ovf later __attribute__((tls_model("initial-exec")));
+
 /* si_errno of the SIGEMT libcpc sends a new LWP itself ("CPC!"). */
 #define INHERITED_EMT_MARK 0x43504321
 
@@ -71,13 +89,36 @@ static void begin_change(struct lwpctx *c)
 	}
 	c->gen++;
 	atomic_signal_fence(memory_order_seq_cst);
+	later.fresh = 0;
 }
 
 static void end_change(struct lwpctx *c)
 {
+	later.fresh = 0;
 	atomic_signal_fence(memory_order_seq_cst);
 	c->gen++;
 	atomic_fetch_sub(&changing, 1);
+	/*
+	 * The new counters overflowed before the change was over (a small
+	 * preset on hardware counts the rest of the bind): their
+	 * notification comes again now that the handler can take it.
+	 */
+	if (later.pending) {
+		later.pending = 0;
+		atomic_signal_fence(memory_order_seq_cst);
+		if (!c->counting)
+			return;
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		si.si_signo = SIGEMT;
+		si.si_code = later.code;
+		if (c->be->kernel_sends_sigemt)
+			si.si_addr = later.addr;
+		else
+			si.si_fd = later.fd;
+		(void)syscall(SYS_rt_tgsigqueueinfo, getpid(),
+		    (pid_t)syscall(SYS_gettid), SIGEMT, &si);
+	}
 }
 
 /* Before fork: no signal here, and no change anywhere, until it is done. */
@@ -251,10 +292,15 @@ static int start_counters(struct lwpctx *c, const uint64_t *presets,
 	    !(extra_flags & CPC_BACKEND_START_FROZEN) &&
 	    c->be->rearm(c->priv, &run) == 0) {
 		c->frozen = 0;
+		atomic_signal_fence(memory_order_seq_cst);
+		later.fresh = 1;
 		return 0;
 	}
 	stop_counters(c);
 	memset(c->priv, 0, sizeof(c->priv));
+	/* From here on, notifications are the new counters'. */
+	atomic_signal_fence(memory_order_seq_cst);
+	later.fresh = 1;
 	int rc = c->be->bind(c->priv, &run, c->bflags | extra_flags, bad);
 	if (rc == 0) {
 		c->counting = 1;
@@ -487,8 +533,27 @@ int __cpc_lwp_overflow(const siginfo_t *si)
 	/* Our own SIGEMT for a new LWP that inherited an overflow context. */
 	if (si->si_code == EMT_CPCOVF && si->si_errno == INHERITED_EMT_MARK)
 		return CPC_OVF_NOT_OURS;
-	if (c->gen & 1)
+	if (c->gen & 1) {
+		/*
+		 * Once the old counters are closed (their notifications
+		 * came at the latest when close() returned), a kernel
+		 * notification is the new counters', even before the
+		 * backend has recorded them: checked when raised again.
+		 */
+		if (later.fresh && si->si_code > 0) {
+			if (!later.pending) {
+				later.code = si->si_code;
+				if (c->be->kernel_sends_sigemt)
+					later.addr = si->si_addr;
+				else
+					later.fd = si->si_fd;
+				atomic_signal_fence(memory_order_seq_cst);
+				later.pending = 1;
+			}
+			return CPC_OVF_STALE;
+		}
 		return si->si_code > 0 ? CPC_OVF_STALE : CPC_OVF_NOT_OURS;
+	}
 	if (!c->counting || !c->be->is_overflow(c->priv, si)) {
 		/*
 		 * A kernel notification of counters already released (it was

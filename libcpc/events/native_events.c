@@ -134,6 +134,24 @@ int __cpc_native_evsel(unsigned index, struct cpc_evsel *sel)
 	return 0;
 }
 
+/*
+ * 1 if the bare name encodes: events without a default unit mask need
+ * one ("CYCLE_ACTIVITY:STALLS_TOTAL"), and a name a caller cannot add as
+ * it is listed is not offered.
+ */
+static int encodes_alone(const char *name)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.size = sizeof(arg);
+	return pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT,
+		   &arg) == PFM_SUCCESS &&
+	    attr.config2 == 0;
+}
+
 void __cpc_native_walk(void *arg, void (*action)(void *arg, const char *name))
 {
 	pthread_once(&pfm_once, pfm_init);
@@ -154,7 +172,8 @@ void __cpc_native_walk(void *arg, void (*action)(void *arg, const char *name))
 			memset(&ev, 0, sizeof(ev));
 			ev.size = sizeof(ev);
 			if (pfm_get_event_info(i, PFM_OS_NONE, &ev) ==
-			    PFM_SUCCESS)
+				PFM_SUCCESS &&
+			    encodes_alone(ev.name))
 				action(arg, ev.name);
 		}
 	}

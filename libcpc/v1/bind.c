@@ -85,6 +85,11 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 		__cpc_report(FN_BIND, "%s\n", why);
 		return;
 	}
+	if (err == ENOSPC) {
+		__cpc_report(FN_BIND,
+		    "more events than the processor has counters\n");
+		return;
+	}
 	if (bad < 0 || bad > 1) {
 		__cpc_report(FN_BIND, "cannot bind: %s\n", strerrordesc_np(err));
 		return;
@@ -209,17 +214,21 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	struct cpc_inherit inh;
 	if (flags & CPC_BIND_LWP_INHERIT)
 		describe_inheritance(&inh, ev, flags);
+	/*
+	 * Set before the core binds: the new counters' first overflow can
+	 * come as soon as the core's change ends, before this returns.
+	 */
+	v1.ev = *ev;
+	v1.flags = flags;
+	v1.tsc_base = tsc_base;
+	v1.bound = 1;
 	int rc = __cpc_lwp_bind(&set, (unsigned)flags, &inh, &v1_owner, &bad,
 	    &why);
 	if (rc != 0) {
 		v1.bound = 0;
 		report_bind_error(ev, -rc, bad, why);
-		return __cpc_fail(-rc == ENOENT ? EINVAL : -rc);
+		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
-	v1.ev = *ev;
-	v1.flags = flags;
-	v1.tsc_base = tsc_base;
-	v1.bound = 1;
 	return 0;
 }
 
@@ -328,8 +337,15 @@ int cpc_count_sys_events(int enable)
 int cpc_rele(void)
 {
 	int saved = errno;
+	/*
+	 * The core first: until its counters are gone, an overflow signal
+	 * may still reach the application's handler, which must be able to
+	 * sample (found with hardware events, which overflow right up to
+	 * the release).
+	 */
+	int rc = __cpc_lwp_release();
 	v1.bound = 0;
-	if (__cpc_lwp_release() != 0)
+	if (rc != 0)
 		return __cpc_fail(EINVAL);
 	errno = saved;
 	return 0;

@@ -37,6 +37,7 @@ static int backend_subcode(int err)
 	switch (err) {
 	case ENOENT:	/* no such event here (ENOTSUP: cannot notify) */
 	case EBUSY:
+	case ENOSPC:	/* more requests than the processor has counters */
 		return CPC_RESOURCE_UNAVAIL;
 	default:
 		return -1;
@@ -71,7 +72,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 			v2_note(cpc, FN_BIND, why);
 		else
 			v2_report(cpc, FN_BIND, backend_subcode(-rc));
-		return __cpc_fail(-rc == ENOENT ? EINVAL : -rc);
+		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
 	set->state = V2_BOUND_LWP;
 	errno = saved;

@@ -58,7 +58,7 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		if (rc == -ENODEV || rc == -EINVAL)
 			return __cpc_fail(EINVAL);	/* no such processor */
 		v2_report(cpc, FN_CPU, CPC_RESOURCE_UNAVAIL);
-		return __cpc_fail(-rc == ENOENT ? EINVAL : -rc);
+		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
 	set->bound_cpu = c;
 	set->state = V2_BOUND_CPU;

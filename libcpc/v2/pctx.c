@@ -78,6 +78,7 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 		case ENOENT:
 		case EOPNOTSUPP:
 		case EBUSY:
+		case ENOSPC:
 			v2_report(cpc, FN_PCTX, CPC_RESOURCE_UNAVAIL);
 			explain(cpc, set, bad);
 			return __cpc_fail(EINVAL);

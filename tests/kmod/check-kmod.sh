@@ -35,7 +35,9 @@
 # (default $top_srcdir/tests/kmod/kmod_test.c), KMOD_PROG_TIMEOUT (per
 # program in the guest, default 300 s), KMOD_TIMEOUT (the whole guest run,
 # default 540 s), CK_DEFAULT_TIMEOUT (120), KMOD_INSMOD_ARGS (module
-# parameters), and those of kmod-lib.sh (KVER, KMOD_CACHE_DIR, ...).
+# parameters), KMOD_SIM_PMU=1 (load the simulated PMU tests/kmod/simpmu
+# before cpc.ko and unload it last; KMOD_SIM_PMU_ARGS: its parameters),
+# and those of kmod-lib.sh (KVER, KMOD_CACHE_DIR, KMOD_CPU, ...).
 set -uo pipefail
 umask 022
 
@@ -143,6 +145,15 @@ else
 	lint_ok=1
 fi
 echo "check-kmod: vermagic: $kmod_vermagic"
+sim_pmu=${KMOD_SIM_PMU:-0}
+if [ "$sim_pmu" = 1 ]; then
+	cpc_module=$MODULE
+	kmod_build_module "$kmod_here/simpmu" simpmu
+	kmod_check_vermagic "$MODULE"
+	sim_module=$MODULE
+	MODULE=$cpc_module
+	echo "check-kmod: simulated PMU $sim_module (guest CPU ${KMOD_CPU:-max})"
+fi
 
 # ------------------------------------------------------------ kmod_test
 kmod_test=$top_builddir/tests/kmod/kmod_test
@@ -210,6 +221,12 @@ run() {
 # shellcheck disable=SC2086 # the module parameters are words
 q_args=$(kmod_quote ${KMOD_INSMOD_ARGS:-})
 : >"$work/job.sh"
+if [ "$sim_pmu" = 1 ]; then
+	mk+=(--add "$sim_module" /vmrun/simpmu.ko)
+	# shellcheck disable=SC2086 # the module parameters are words
+	job "vm_insmod insmod.simpmu /vmrun/simpmu.ko $(kmod_quote ${KMOD_SIM_PMU_ARGS:-})|| { vm_summary CHECK-KMOD; vm_mark \"DONE \$VM_FAILS\"; poweroff -f; }"
+	expect insmod.simpmu c
+fi
 # A failed first insmod ends the run (everything else would fail too).
 job "vm_insmod insmod /vmrun/cpc.ko $q_args|| { vm_summary CHECK-KMOD; vm_mark \"DONE \$VM_FAILS\"; poweroff -f; }"
 expect insmod c
@@ -278,6 +295,10 @@ if [ "$kmod_test_ok" = 1 ]; then
 fi
 job "vm_rmmod rmmod.final cpc"
 expect rmmod.final c
+if [ "$sim_pmu" = 1 ]; then
+	job "vm_rmmod rmmod.simpmu simpmu"
+	expect rmmod.simpmu c
+fi
 
 # (d) the kernel log; then all of it for the record.
 job "vm_step klog vm_klog_check"

@@ -325,7 +325,17 @@ START_TEST(overflow_stale_during_rebind)
 	ck_assert_int_eq(bind_set(&s, 0, NULL), 0);
 	ck_assert_int_eq(fake.rearms, 1);
 	ck_assert_int_eq(during_bind_result, CPC_OVF_STALE);
-	/* Other events, opened again. */
+	/*
+	 * Other events, opened again: once the old counters are closed, a
+	 * notification during the change is the new counters' (a small preset
+	 * on hardware overflows before the bind returns).  Not handled
+	 * half-way through the change, but kept and raised again, to this
+	 * thread, when the change ends.
+	 */
+	sigset_t emt, old;
+	sigemptyset(&emt);
+	sigaddset(&emt, SIGEMT);
+	ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &emt, &old), 0);
 	during_bind_result = -1;
 	struct cpc_reqset t = make_set(4, 0, 0, 1);
 	ck_assert_int_eq(bind_set(&t, 0, NULL), 0);
@@ -333,6 +343,16 @@ START_TEST(overflow_stale_during_rebind)
 	ck_assert_int_eq(during_bind_result, CPC_OVF_STALE);
 	ck_assert_int_eq(fake.freezes, 0);
 	fake_during_bind = NULL;
+	siginfo_t again;
+	struct timespec none = { 0, 0 };
+	ck_assert_int_eq(sigtimedwait(&emt, &again, &none), SIGEMT);
+	ck_assert_int_eq(again.si_code, POLL_IN);
+	ck_assert_int_eq(again.si_fd, FAKE_OVF_FD);
+	ck_assert_int_eq(__cpc_lwp_overflow(&again), CPC_OVF_NEW);
+	/* Only once. */
+	ck_assert_int_eq(sigtimedwait(&emt, &again, &none), -1);
+	ck_assert_int_eq(pthread_sigmask(SIG_SETMASK, &old, NULL), 0);
+	ck_assert_int_eq(__cpc_lwp_enable(1), 0);	/* unfreeze */
 	/* After the change, the new binding's notification is new. */
 	siginfo_t si = fake_notification(FAKE_OVF_FD);
 	ck_assert_int_eq(__cpc_lwp_overflow(&si), CPC_OVF_NEW);

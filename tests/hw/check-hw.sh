@@ -1,0 +1,138 @@
+#!/bin/bash
+# check-hw.sh ("make check-hw"): the hardware-event suite in the qemu
+# guest on the simulated x86 PMU (tests/kmod/simpmu), for an Intel model
+# (Skylake-Client: family 6, cpuver 2003, libpfm4 skl) and an AMD model
+# (EPYC: family 17h, cpuver 2500, libpfm4 amd64_fam17h), each on the perf
+# backend as root and the kmod backend as root and as the unprivileged
+# user; then the counting tests once more on an Intel PMU with only two
+# counters.  Each run is one tests/kmod/vm-run boot of tests/hw/hw-guest.sh.
+#
+# Prints each run's output and a summary; exit 0 if every run passed, 1 if
+# one failed, 77 if a tool is missing (1 with CI=true).
+#
+# Environment: top_srcdir, top_builddir (default: this tree), HW_MODELS
+# (default "Skylake-Client EPYC"), HW_MODES (default "perf-root kmod-root
+# kmod-user"), HW_TIMEOUT (per run, default 300 s), and those of
+# tests/kmod/kmod-lib.sh (KVER, KMOD_CACHE_DIR, ...).
+set -uo pipefail
+umask 022
+
+# shellcheck disable=SC2034 # used by kmod-lib.sh
+kmod_me=check-hw kmod_missing_status=77 kmod_fail_status=1
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../kmod/kmod-lib.sh
+. "$here/../kmod/kmod-lib.sh"
+
+t_start=$(date +%s)
+: "${top_srcdir:=$here/../..}"
+: "${top_builddir:=$top_srcdir}"
+top_srcdir=$(cd "$top_srcdir" && pwd) || exit 1
+top_builddir=$(cd "$top_builddir" && pwd) || exit 1
+: "${KMOD_CACHE_DIR:=$top_builddir/.kmod-cache}"
+export KMOD_CACHE_DIR
+models=${HW_MODELS:-Skylake-Client EPYC}
+modes=${HW_MODES:-perf-root kmod-root kmod-user}
+tmo=${HW_TIMEOUT:-300}
+vm_run=$top_srcdir/tests/kmod/vm-run
+
+kmod_need_tools qemu-system-x86_64 cpio gzip make ldd modinfo timeout awk
+kmod_need_static_busybox
+kmod_pick_kernel
+[ -e "$top_srcdir/tests/kmod/simpmu" ] ||
+	kmod_die "FAIL: no simulated PMU sources in tests/kmod/simpmu"
+"$vm_run" --help | grep -q -- --sim-pmu ||
+	kmod_die "FAIL: tests/kmod/vm-run has no --sim-pmu option"
+
+# The real binaries behind the libtool wrappers, and their libraries.
+kmod_libdirs=("$top_builddir/libcpc/.libs" "$top_builddir/libpctx/.libs")
+files=()
+envs=()
+real() {	# real VAR PATH
+	[ -x "$2" ] || kmod_missing "$2 is not built (make check-hw builds it)"
+	kmod_real_program "$2"
+	files+=(--file "$kmod_prog")
+	envs+=(--env "$1=$kmod_prog")
+}
+real HW_NAMES "$top_builddir/tests/hw/test_hw_names"
+real HW_COUNTS "$top_builddir/tests/hw/test_hw_counts"
+real HW_EX1 "$top_builddir/examples/bind_event_ex1"
+real HW_EX2 "$top_builddir/examples/bind_event_ex2"
+real HW_CPUTRACK "$top_builddir/cmd/cputrack"
+real HW_CPUSTAT "$top_builddir/cmd/cpustat"
+real HW_TARGET "$top_builddir/tests/pctx_target"
+libs=()
+for d in "${kmod_libdirs[@]}"; do
+	case " ${libs[*]} " in *" --lib $d "*) ;; *) libs+=(--lib "$d") ;; esac
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/check-hw.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+# run ID MODEL MODE [VM-RUN OPTIONS...]
+ids=()
+run() {
+	local id=$1 model=$2 mode=$3 t0 rc
+	shift 3
+	local -a opt=(--cpu "$model" --sim-pmu --timeout "$tmo")
+	case $mode in
+	perf-root) opt+=(--env LIBCPC_BACKEND=perf) ;;
+	kmod-root) opt+=(--env LIBCPC_BACKEND=kmod) ;;
+	kmod-user) opt+=(--env LIBCPC_BACKEND=kmod --user) ;;
+	*) kmod_die "unknown mode $mode" ;;
+	esac
+	echo "check-hw: $id ..."
+	t0=$(date +%s)
+	(cd "$top_builddir" && "$vm_run" "${opt[@]}" "$@" "${files[@]}" \
+		"${envs[@]}" "${libs[@]}" --env CK_DEFAULT_TIMEOUT=240 \
+		--file "$here/hw-guest.sh" /bin/sh "$here/hw-guest.sh") \
+		>"$work/$id.out" 2>&1
+	rc=$?
+	echo "$rc $(($(date +%s) - t0))" >"$work/$id.rc"
+	ids+=("$id")
+	echo "check-hw: $id: exit $rc, $(($(date +%s) - t0)) s"
+}
+
+for model in $models; do
+	for mode in $modes; do
+		run "$model.$mode" "$model" "$mode"
+	done
+done
+# Two counters only: the limits, and Example 1 using both.
+case " $models " in *" Skylake-Client "*)
+	run "Skylake-Client.counters2.kmod-root" Skylake-Client kmod-root \
+		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
+		--env CK_RUN_CASE=limits
+	run "Skylake-Client.counters2.perf-root" Skylake-Client perf-root \
+		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
+		--env CK_RUN_CASE=limits ;;
+esac
+
+failed=0
+for id in "${ids[@]}"; do
+	echo "======== $id"
+	cat "$work/$id.out"
+done
+echo
+echo "======== check-hw summary ($KVER)"
+for id in "${ids[@]}"; do
+	read -r rc secs <"$work/$id.rc"
+	steps=$(sed -n 's/^HW-STEP \([^ ]*\) \([A-Z]*\)$/\1:\2/p' "$work/$id.out" | tr '\n' ' ')
+	if [ "$rc" = 0 ]; then
+		printf '  %-40s PASS %4s s  %s\n' "$id" "$secs" "$steps"
+	else
+		failed=1
+		printf '  %-40s FAIL %4s s  exit %s  %s\n' "$id" "$secs" "$rc" "$steps"
+	fi
+done
+# A skipped Check program means the PMU was missing: a failure here.
+if grep -l '^HW-STEP [^ ]* SKIP$' "$work"/*.out >/dev/null 2>&1; then
+	echo "  a step skipped: the simulated PMU was not there"
+	failed=1
+fi
+echo "  time: $(($(date +%s) - t_start)) s"
+if [ "$failed" = 0 ]; then
+	echo "check-hw: PASS"
+	exit 0
+fi
+echo "check-hw: FAIL"
+exit 1

@@ -1,0 +1,146 @@
+#!/bin/sh
+# hw-guest.sh: the hardware-event suite's steps inside the qemu guest of
+# tests/hw/check-hw.sh (run by vm-run, as root or the unprivileged user,
+# with LIBCPC_BACKEND set): the Check programs, the man page's examples
+# with hardware names, cputrack and cpustat with hardware names.  Prints
+# "HW-STEP <name> PASS|FAIL|SKIP" per step and exits 1 if any failed.
+#
+# Environment: HW_NAMES, HW_COUNTS (the Check programs), HW_EX1, HW_EX2
+# (examples/bind_event_ex1 and ex2), HW_CPUTRACK, HW_CPUSTAT, HW_TARGET
+# (tests/pctx_target), HW_ONLY (a space-separated subset of the steps).
+set -u
+fails=0
+info=$(cat /sys/kernel/simpmu/info 2>/dev/null) || {
+	echo "hw-guest: no /sys/kernel/simpmu/info: the simulated PMU is not loaded"
+	exit 1
+}
+case $info in
+*vendor=amd*)
+	cyc=BU_cpu_clk_unhalted ins=FR_retired_x86_instr_w_excp_intr ;;
+*)
+	cyc=cpu_clk_unhalted ins=inst_retired ;;
+esac
+echo "hw-guest: $info, uid $(id -u), backend ${LIBCPC_BACKEND:-default}"
+
+want() {
+	[ -z "${HW_ONLY:-}" ] && return 0
+	case " $HW_ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+result() {
+	echo "HW-STEP $1 $2"
+	[ "$2" = FAIL ] && fails=$((fails + 1))
+	return 0
+}
+# check NAME CMD...: runs a test program; 77 is a skip.
+check() {
+	_step=$1
+	shift
+	want "$_step" || return 0
+	echo "---- $_step"
+	"$@"
+	_rc=$?
+	case $_rc in
+	0) result "$_step" PASS ;;
+	77) result "$_step" SKIP ;;
+	*) echo "$_step: exit $_rc"; result "$_step" FAIL ;;
+	esac
+}
+
+check names "$HW_NAMES"
+check counts "$HW_COUNTS"
+
+# Example 1 unchanged, with the platform names of this vendor: twenty
+# lines of counts, instructions about half of the cycles over all of
+# them.  Lines of zeros are tolerated (at most 5): the simulated PMU splits
+# time into user and kernel time by sampling every 100 us, and when the
+# host stalls the emulator an iteration's user time can go unsampled
+# (tests/kmod/simpmu/simpmu_main.c); real counters have no such gaps.
+ex1() {
+	out=$(PERFEVENTS="pic0=$ins,pic1=$cyc" "$HW_EX1") || return 1
+	echo "$out"
+	n=$(printf '%s\n' "$out" | grep -c '^ *[0-9]*: [0-9]* [0-9]*$')
+	[ "$n" -eq 20 ] || { echo "ex1: $n lines, not 20"; return 1; }
+	nz=$(printf '%s\n' "$out" | grep -c '^ *[0-9]*: [1-9][0-9]* [1-9][0-9]*$')
+	echo "ex1: $nz of 20 lines with both counts non-zero"
+	[ "$nz" -ge 15 ] || { echo "ex1: fewer than 15"; return 1; }
+	printf '%s\n' "$out" | awk '{ i += $2; c += $3 }
+		END { exit !(c > 0 && i > c * 0.3 && i < c * 0.7) }' ||
+		{ echo "ex1: instructions are not about half of the cycles"; return 1; }
+}
+check example1 ex1
+
+# Example 2 unchanged: SIGEMT on counter 1's overflow (every 1000
+# events), rebinding in the handler; si_addr is the PC where the overflow
+# was noticed: the interrupted %pc, except (kmod, as on Solaris) for an
+# overflow noticed while SIGEMT was held, in the handler's own rebind,
+# and delivered after it returned: at most half of the lines.  Its work is page faults, nearly all
+# kernel time: the cycles are counted in system mode too, which only root
+# may.  At 1000 cycles per overflow and 20 x 500 page faults, many
+# overflows (at least 10; one per 100 us sample of the simulated PMU at
+# most).
+ex2() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "ex2: counting in system mode needs root: not run"
+		return 0
+	fi
+	out=$(PERFEVENTS="pic0=$ins,pic1=$cyc,sys" "$HW_EX2") || return 1
+	printf '%s\n' "$out" | head -n 6
+	n=$(printf '%s\n' "$out" | grep -c '^lwp[0-9]* - si_addr 0x[0-9a-f]* ucontext: %pc 0x[0-9a-f]* %sp 0x[0-9a-f]*$')
+	echo "ex2: $n overflows"
+	[ "$n" -ge 10 ] || { echo "ex2: fewer than 10 overflows"; return 1; }
+	printf '%s\n' "$out" | awk '/^lwp/ { n++; if ($4 != $7) late++ }
+		END { printf "ex2: %d of %d with si_addr != %%pc\n", late, n
+			exit late * 2 > n }' ||
+		{ echo "ex2: si_addr differs from %pc too often"; return 1; }
+}
+check example2 ex2
+
+# cputrack with hardware names, user and system mode (root): the exit
+# line holds at least the 200 ms of CPU time the target spins, in cycles
+# at the simulated clock, and instructions about half of them.
+ct() {
+	if [ "$(id -u)" != 0 ]; then
+		# Counting in another process is refused (as in cputrack.sh).
+		out=$("$HW_CPUTRACK" -T 0 -c "$cyc,$ins" "$HW_TARGET" spin 20 2>&1) &&
+			{ echo "cputrack: counted another process as a user"; return 1; }
+		echo "$out" | head -n 3
+		return 0
+	fi
+	out=$("$HW_CPUTRACK" -T 0 -c "$cyc,$ins,sys" "$HW_TARGET" spin 200 2>&1) || {
+		echo "$out"; return 1; }
+	echo "$out"
+	mhz=$(echo "$info" | sed 's/.*mhz=\([0-9]*\).*/\1/')
+	printf '%s\n' "$out" | awk -v mhz="$mhz" '
+		/ exit / { c = $4; i = $5; seen = 1 }
+		END {
+			if (!seen) exit 1
+			if (c < 200000000 * mhz / 1000) exit 1
+			if (i < c * 0.3 || i > c * 0.7) exit 1
+		}' || { echo "cputrack: implausible counts"; return 1; }
+}
+check cputrack ct
+
+# cpustat (root: system-wide counting) with hardware names.
+cs() {
+	if [ "$(id -u)" != 0 ]; then
+		out=$("$HW_CPUSTAT" -c "$cyc,$ins" 0.2 1 2>&1) &&
+			{ echo "cpustat: counted system-wide as a user"; return 1; }
+		echo "$out" | head -n 3
+		return 0
+	fi
+	"$HW_TARGET" spin 400 &
+	pid=$!
+	out=$("$HW_CPUSTAT" -c "$cyc,$ins,sys" 0.2 1 2>&1)
+	rc=$?
+	wait "$pid"
+	echo "$out"
+	[ "$rc" = 0 ] || return 1
+	printf '%s\n' "$out" | awk '
+		$3 == "tick" || $3 == "total" { if ($4 > 0 && $5 > 0) ok = 1 }
+		END { exit !ok }' || { echo "cpustat: no counts"; return 1; }
+}
+check cpustat cs
+
+echo "hw-guest: $fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,985 @@
+/*
+ * Hardware events counted by the (simulated) PMU of the qemu guest, on
+ * either backend: per-LWP virtualisation, presets, wrap at 2^64,
+ * user/system selection, overflow signals (SIGEMT, EMT_CPCOVF, si_addr
+ * the interrupted PC, frozen counters, rebinding in the handler,
+ * cpc_set_restart, the int bits), inheritance with and without overflow,
+ * more requests than counters, counters taken by a CPU-wide pinned
+ * event, the walkers and descriptions of the guest's model, and reads
+ * without rdpmc.
+ *
+ * The simulated PMU counts deterministically: cycles = mhz/1000 per ns of
+ * the task's on-CPU time in the counted modes, instructions half of that
+ * (tests/kmod/simpmu/README.md).  Skips (77) without it.
+ */
+#include <check.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+#include <libcpc_group.h>
+
+#include "hwutil.h"
+#include "testutil.h"
+
+/* The vendor's names for cycles and instructions (platform tables). */
+static const char *cyc_name(void)
+{
+	return hw_pmu.amd ? "BU_cpu_clk_unhalted" : "cpu_clk_unhalted";
+}
+
+static const char *ins_name(void)
+{
+	return hw_pmu.amd ? "FR_retired_x86_instr_w_excp_intr" : "inst_retired";
+}
+
+/*
+ * The counting modes a test may ask for: user and system as root; user
+ * only otherwise (an unprivileged user may not count in system mode:
+ * kmod's allow_system is 0, perf_event_paranoid 3).
+ */
+static unsigned all_modes(void)
+{
+	return geteuid() == 0 ? CPC_COUNT_USER | CPC_COUNT_SYSTEM
+			      : CPC_COUNT_USER;
+}
+
+/* Cycles the simulated PMU counts for ns of on-CPU time. */
+static double cycles_for_ns(double ns)
+{
+	return ns * hw_pmu.mhz / 1000.0;
+}
+
+/* tmpl with @C for the cycles name and @I for the instructions name. */
+static void expand(const char *tmpl, char *out, size_t n)
+{
+	size_t len = 0;
+	for (const char *p = tmpl; *p != '\0' && len + 1 < n; p++) {
+		const char *sub = NULL;
+		if (p[0] == '@' && p[1] == 'C')
+			sub = cyc_name();
+		else if (p[0] == '@' && p[1] == 'I')
+			sub = ins_name();
+		if (sub != NULL) {
+			len += (size_t)snprintf(out + len, n - len, "%s", sub);
+			if (len >= n)
+				len = n - 1;
+			p++;
+		} else {
+			out[len++] = *p;
+		}
+	}
+	out[len] = '\0';
+}
+
+static void bind_v1(const char *tmpl, uint64_t p0, uint64_t p1, int flags)
+{
+	char spec[256];
+	cpc_event_t ev;
+	expand(tmpl, spec, sizeof(spec));
+	ck_assert_msg(cpc_strtoevent(cpc_getcpuver(), spec, &ev) == 0, "%s: %s",
+	    spec, captured_errors());
+	ev.ce_pic[0] = p0;
+	ev.ce_pic[1] = p1;
+	ck_assert_msg(cpc_bind_event(&ev, flags) == 0, "bind %s: %s %s", spec,
+	    strerror(errno), captured_errors());
+}
+
+static void setup(void)
+{
+	capture_errors();
+}
+
+static void teardown(void)
+{
+	cpc_rele();
+}
+
+/* ------------------------------------------------------------ counting */
+
+struct lwp_work {
+	unsigned ms;
+	int ok;
+	uint64_t cyc, ins, cpu_ns;
+	char why[256];
+};
+
+/*
+ * Each thread binds its own counters (version 2), spins, and samples.
+ * Tolerance: the simulated PMU and CLOCK_THREAD_CPUTIME_ID both measure
+ * this thread's on-CPU time by the guest's clock, but the PMU splits it
+ * into user and kernel time by sampling with a 100 us hrtimer, and gives
+ * all the time since its last update to the mode of the next sample
+ * (tests/kmod/simpmu): when the host deschedules the emulator (two shared
+ * cores under TCG) the guest's clock jumps by milliseconds and one sample
+ * takes them all.  Measured: up to 35% off over 20-45 ms of spinning on a
+ * loaded host, up to 65% over a 50 ms window.  So counts must lie within
+ * 0.3 to 1.6 times the CPU time over 40 ms or more: still telling apart
+ * the other thread's count (3 times more or less), and none.
+ */
+#define TOL_LO 0.3
+#define TOL_HI 1.6
+static void *lwp_worker(void *arg)
+{
+	struct lwp_work *w = arg;
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	cpc_set_t *set = cpc ? cpc_set_create(cpc) : NULL;
+	if (set == NULL ||
+	    cpc_set_add_request(cpc, set, cyc_name(), 0, all_modes(), 0,
+		NULL) != 0 ||
+	    cpc_set_add_request(cpc, set, ins_name(), 0, all_modes(), 0,
+		NULL) != 1) {
+		snprintf(w->why, sizeof(w->why), "set: %s", strerror(errno));
+		return NULL;
+	}
+	cpc_buf_t *buf = cpc_buf_create(cpc, set);
+	uint64_t t0 = thread_cpu_ns();
+	if (cpc_bind_curlwp(cpc, set, 0) != 0) {
+		snprintf(w->why, sizeof(w->why), "bind: %s", strerror(errno));
+		return NULL;
+	}
+	hw_spin_ms(w->ms);
+	if (cpc_set_sample(cpc, set, buf) != 0) {
+		snprintf(w->why, sizeof(w->why), "sample: %s", strerror(errno));
+		return NULL;
+	}
+	w->cpu_ns = thread_cpu_ns() - t0;
+	cpc_buf_get(cpc, buf, 0, &w->cyc);
+	cpc_buf_get(cpc, buf, 1, &w->ins);
+	cpc_close(cpc);
+	w->ok = 1;
+	return NULL;
+}
+
+START_TEST(lwps_count_their_own_cpu_time)
+{
+	struct lwp_work w[2] = { { .ms = 40 }, { .ms = 120 } };
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, lwp_worker, &w[i]), 0);
+	/* The main thread spins meanwhile: its time is no one's count. */
+	hw_spin_ms(60);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_msg(w[i].ok, "thread %d: %s", i, w[i].why);
+		double want = cycles_for_ns((double)w[i].cpu_ns);
+		ck_assert_msg(w[i].cyc > want * TOL_LO && w[i].cyc < want * TOL_HI,
+		    "thread %d: %" PRIu64 " cycles for %" PRIu64
+		    " ns on CPU (expected about %.0f)",
+		    i, w[i].cyc, w[i].cpu_ns, want);
+		/*
+		 * Instructions: half of the cycles (same counting modes);
+		 * each counter's samples may differ by one jump (above).
+		 */
+		double r = (double)w[i].ins / (double)w[i].cyc;
+		ck_assert_msg(r > 0.5 * TOL_LO && r < 0.5 * TOL_HI,
+		    "thread %d: %" PRIu64 " instructions, %" PRIu64 " cycles",
+		    i, w[i].ins, w[i].cyc);
+	}
+	/* Three times the work, about three times the count (see above). */
+	double ratio = (double)w[1].cyc / (double)w[0].cyc;
+	double tratio = (double)w[1].cpu_ns / (double)w[0].cpu_ns;
+	ck_assert_msg(ratio > tratio * TOL_LO / TOL_HI &&
+		ratio < tratio * TOL_HI / TOL_LO && ratio > 1.5,
+	    "count ratio %.2f, CPU time ratio %.2f", ratio, tratio);
+	printf("virtualisation: %" PRIu64 "/%" PRIu64 " cycles for %" PRIu64
+	       "/%" PRIu64 " ns\n",
+	    w[0].cyc, w[1].cyc, w[0].cpu_ns, w[1].cpu_ns);
+}
+END_TEST
+
+START_TEST(presets_and_wrap)
+{
+	cpc_event_t a, b;
+	const uint64_t base = 1000000000000ULL;
+	/* pic0 starts at 10^12, pic1 just below 2^64: it wraps. */
+	bind_v1("pic0=@C,pic1=@I", base, UINT64_MAX - 999, 0);
+	ck_assert_int_eq(cpc_take_sample(&a), 0);
+	uint64_t t0 = thread_cpu_ns();
+	hw_spin_ms(40);
+	ck_assert_int_eq(cpc_take_sample(&b), 0);
+	double want = cycles_for_ns((double)(thread_cpu_ns() - t0));
+	ck_assert_uint_ge(a.ce_pic[0], base);
+	/* Counting on from the preset (tolerance TOL_*: see above). */
+	ck_assert_msg(b.ce_pic[0] - base > want * TOL_LO &&
+		b.ce_pic[0] - base < want * TOL_HI + cycles_for_ns(5e6),
+	    "pic0 %" PRIu64 " after %.0f cycles from %" PRIu64, b.ce_pic[0],
+	    want, base);
+	/* Instructions from 2^64 - 1000: wrapped to a count of about half. */
+	ck_assert_msg(b.ce_pic[1] > want / 2 * TOL_LO - 1000 &&
+		b.ce_pic[1] < want / 2 * TOL_HI + cycles_for_ns(5e6),
+	    "pic1 %" PRIu64 " did not wrap at 2^64", b.ce_pic[1]);
+	/* cpc_event_diff across the wrap is the number of events. */
+	cpc_event_t d;
+	cpc_event_diff(&d, &b, &a);
+	ck_assert_uint_lt(d.ce_pic[1], (uint64_t)cycles_for_ns(1e10));
+}
+END_TEST
+
+/*
+ * User/system selection: a loop of system calls that each clear 1 MiB in
+ * the kernel is counted mostly under sys; spinning mostly under usr
+ * ("mostly": more than the other mode, given the sampled split).
+ */
+START_TEST(user_and_system_modes)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	if (geteuid() != 0) {
+		/* System mode is refused at bind, with EACCES. */
+		cpc_set_t *set = cpc_set_create(cpc);
+		ck_assert_int_eq(cpc_set_add_request(cpc, set, cyc_name(), 0,
+				     CPC_COUNT_SYSTEM, 0, NULL), 0);
+		errno = 0;
+		ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), -1);
+		ck_assert_int_eq(errno, EACCES);
+		cpc_close(cpc);
+		return;
+	}
+	cpc_set_t *set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, cyc_name(), 0,
+			     CPC_COUNT_USER, 0, NULL), 0);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, cyc_name(), 0,
+			     CPC_COUNT_SYSTEM, 0, NULL), 1);
+	cpc_buf_t *b0 = cpc_buf_create(cpc, set), *b1 = cpc_buf_create(cpc, set);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+
+	static char buf[1 << 20];
+	int fd = open("/dev/zero", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b0), 0);
+	uint64_t t0 = thread_cpu_ns();
+	while (thread_cpu_ns() - t0 < 30000000)
+		ck_assert_int_eq(read(fd, buf, sizeof(buf)), (int)sizeof(buf));
+	close(fd);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b1), 0);
+	uint64_t u0, s0, u1, s1;
+	cpc_buf_get(cpc, b0, 0, &u0);
+	cpc_buf_get(cpc, b0, 1, &s0);
+	cpc_buf_get(cpc, b1, 0, &u1);
+	cpc_buf_get(cpc, b1, 1, &s1);
+	ck_assert_msg(s1 - s0 > u1 - u0 && s1 - s0 > cycles_for_ns(5e6),
+	    "read() loop: %" PRIu64 " user, %" PRIu64 " system cycles",
+	    u1 - u0, s1 - s0);
+
+	hw_spin_ms(30);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, b0), 0);
+	uint64_t u2, s2;
+	cpc_buf_get(cpc, b0, 0, &u2);
+	cpc_buf_get(cpc, b0, 1, &s2);
+	ck_assert_msg(u2 - u1 > s2 - s1 && u2 - u1 > cycles_for_ns(10e6),
+	    "spin: %" PRIu64 " user, %" PRIu64 " system cycles", u2 - u1,
+	    s2 - s1);
+	printf("modes: read() loop %" PRIu64 " usr %" PRIu64 " sys; spin %" PRIu64
+	       " usr %" PRIu64 " sys\n",
+	    u1 - u0, s1 - s0, u2 - u1, s2 - s1);
+	cpc_close(cpc);
+}
+END_TEST
+
+/* ------------------------------------------------------------ overflow */
+
+static volatile sig_atomic_t sig_count, sig_bad, sig_in_spin, sig_why;
+static void *sig_pc;
+static volatile sig_atomic_t sig_late;	/* si_addr != the ucontext's PC */
+static void *late_pc[64];
+static int rebind;			/* the handler rebinds (v1) */
+static int restart;			/* the handler restarts (v2) */
+static uint64_t rebind_preset;
+static cpc_event_t in_handler;
+static pid_t my_tid;
+static cpc_t *h_cpc;
+static cpc_set_t *h_set;
+static cpc_buf_t *h_buf;
+static uint64_t h_vals[2];
+
+static uint64_t h_ns;			/* CPU time spent in the handler */
+static uint64_t h_counted;		/* events the signals account for */
+static uint64_t h_period;		/* the rebind/restart period */
+
+/* Every late si_addr lies in code this process has loaded. */
+static void check_late_pcs(void)
+{
+	int n = sig_late < 64 ? (int)sig_late : 64;
+	for (int i = 0; i < n; i++) {
+		Dl_info info;
+		ck_assert_msg(dladdr(late_pc[i], &info) != 0,
+		    "si_addr %p of a late SIGEMT is in no loaded object",
+		    late_pc[i]);
+	}
+	/* Most of many signals are delivered at once (see emt_handler). */
+	ck_assert_msg(sig_count < 4 || sig_late * 2 <= sig_count,
+	    "%d of %d signals had si_addr != the interrupted PC",
+	    (int)sig_late, (int)sig_count);
+}
+
+#define CHECK_NO_BAD()                                                        \
+	do {                                                                  \
+		ck_assert_msg(sig_bad == 0,                                   \
+		    "%d bad signals, last: reason %d (1 signo, 2 si_code, "   \
+		    "4 pc %p not a user address, 5 thread, 600/700/800+errno: "  \
+		    "set_sample, set_restart, request_preset, 7 sample, 8 "   \
+		    "rebind failed)",                                         \
+		    (int)sig_bad, (int)sig_why, sig_pc);                      \
+		check_late_pcs();                                             \
+	} while (0)
+
+static void emt_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	int saved = errno;
+	uint64_t t0 = thread_cpu_ns();
+	sig_count++;
+	/*
+	 * si_addr is the PC where the overflow was noticed.  Delivered at
+	 * once, that is the interrupted PC, the ucontext's; a signal held
+	 * meanwhile (SIGEMT is blocked in this handler, whose rebind may
+	 * overflow at once) comes later, elsewhere: then its si_addr must
+	 * still be code of this process (checked after the test).
+	 */
+	if (si->si_addr != (void *)uc->uc_mcontext.gregs[REG_RIP]) {
+		if (sig_late < (int)(sizeof(late_pc) / sizeof(late_pc[0])))
+			late_pc[sig_late] = si->si_addr;
+		sig_late++;
+	}
+	int why = sig != SIGEMT ? 1
+	    : si->si_code != EMT_CPCOVF ? 2
+	    : (uintptr_t)si->si_addr == 0 ||
+		    (uintptr_t)si->si_addr >= (uintptr_t)1 << 47 ? 4
+	    : gettid() != my_tid ? 5
+	    : 0;
+	if (why != 0) {
+		sig_bad++;
+		sig_why = why;
+		sig_pc = si->si_addr;
+	}
+	if (hw_in_spin(si->si_addr))
+		sig_in_spin++;
+	if (h_cpc != NULL) {
+		if (cpc_set_sample(h_cpc, h_set, h_buf) != 0)
+			sig_bad++, sig_why = 600 + errno;
+		cpc_buf_get(h_cpc, h_buf, 0, &h_vals[0]);
+		h_counted += h_period + h_vals[0];
+		if (restart && cpc_request_preset(h_cpc, 0, rebind_preset) != 0)
+			sig_bad++, sig_why = 800 + errno;
+		else if (restart && cpc_set_restart(h_cpc, h_set) != 0)
+			sig_bad++, sig_why = 700 + errno;
+	} else {
+		if (cpc_take_sample(&in_handler) != 0)
+			sig_bad++, sig_why = 7;
+		h_counted += h_period + in_handler.ce_pic[0];
+		if (rebind) {
+			cpc_event_t again = in_handler;
+			again.ce_pic[0] = rebind_preset;
+			again.ce_pic[1] = 0;
+			if (cpc_bind_event(&again, CPC_BIND_EMT_OVF) != 0)
+				sig_bad++, sig_why = 8;
+		}
+	}
+	h_ns += thread_cpu_ns() - t0;
+	errno = saved;
+}
+
+static void ovf_setup(void)
+{
+	struct sigaction sa;
+	capture_errors();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = emt_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGEMT, &sa, NULL);
+	sig_count = sig_bad = sig_in_spin = sig_why = sig_late = 0;
+	rebind = restart = 0;
+	h_cpc = NULL;
+	h_ns = h_counted = h_period = 0;
+	my_tid = gettid();
+}
+
+/* The preset that overflows after ms milliseconds of counted cycles. */
+static uint64_t preset_after_ms(double ms)
+{
+	return UINT64_MAX - (uint64_t)cycles_for_ns(ms * 1e6) + 1;
+}
+
+/* Spins ms milliseconds of CPU time in 1 ms slices; returns the ns spent. */
+static uint64_t spin_slices(unsigned ms)
+{
+	uint64_t t0 = thread_cpu_ns();
+	for (unsigned i = 0; i < ms; i++)
+		hw_spin_ms(1);
+	return thread_cpu_ns() - t0;
+}
+
+/*
+ * The bounds of the number of signals n in ns of CPU time with one
+ * overflow every period_ms of user-mode cycles.  Upper: the cycles
+ * counted are at most the thread's CPU time, so n <= ns/period + 1 (plus
+ * `extra`).  Lower: the simulated PMU notices an overflow at its next
+ * 100 us sample, and when the host stalls the emulator the guest's clock
+ * jumps and one sample passes several periods, which gives one signal (as
+ * on x86, a counter that passes its period twice overflows once).  So n
+ * itself is only bounded below loosely (3), but the events the signals
+ * account for (n periods plus the counter's value past 2^64 at each
+ * signal, h_counted) must cover the CPU time spent spinning: at least
+ * 30% of (ns - time in the handler) (see TOL_LO) and at most ns.
+ */
+static void check_signal_count(int n, uint64_t ns, uint64_t hns,
+    double period_ms, int extra)
+{
+	double per = period_ms * 1e6;
+	int max = (int)((double)ns / per) + 1 + extra;
+	ck_assert_msg(n >= 3 && n <= max,
+	    "%d signals in %" PRIu64 " ns (%" PRIu64 " ns in the handler) at "
+	    "%.1f ms per overflow: expected 3 to %d",
+	    n, ns, hns, period_ms, max);
+	if (h_period != 0) {
+		double lo = cycles_for_ns(((double)ns - (double)hns) * TOL_LO);
+		double hi = cycles_for_ns((double)ns * TOL_HI) + h_period;
+		ck_assert_msg((double)h_counted >= lo && (double)h_counted <= hi,
+		    "%d signals account for %" PRIu64 " cycles in %" PRIu64
+		    " ns (%" PRIu64 " ns in the handler)",
+		    n, h_counted, ns, hns);
+	}
+}
+
+/* Rebinding in the handler: a signal every 2 ms of user-mode cycles. */
+START_TEST(overflow_rebinding_in_handler)
+{
+	rebind = 1;
+	rebind_preset = preset_after_ms(2);
+	h_period = (uint64_t)cycles_for_ns(2e6);
+	bind_v1("pic0=@C,pic1=@I", rebind_preset, 0, CPC_BIND_EMT_OVF);
+	uint64_t ns = spin_slices(40);
+	check_signal_count(sig_count, ns, h_ns, 2, 0);
+	CHECK_NO_BAD();
+	/* Spinning is where the PC was, nearly always. */
+	ck_assert_msg(sig_in_spin * 10 >= (sig_count - sig_late) * 8,
+	    "%d of %d signals delivered at once in the spin loop",
+	    (int)sig_in_spin, (int)(sig_count - sig_late));
+	/* The overflowed counter had passed 2^64. */
+	ck_assert_uint_lt(in_handler.ce_pic[0], UINT64_MAX / 2);
+	printf("overflow: %d signals in %" PRIu64 " ns, %d in the spin loop\n",
+	    (int)sig_count, ns, (int)sig_in_spin);
+}
+END_TEST
+
+START_TEST(overflow_freezes_both_counters)
+{
+	cpc_event_t a, b;
+	bind_v1("pic0=@C,pic1=@I", preset_after_ms(2), 0, CPC_BIND_EMT_OVF);
+	for (int i = 0; i < 200 && sig_count == 0; i++)
+		spin_slices(1);
+	spin_slices(5);
+	ck_assert_int_eq(sig_count, 1);
+	CHECK_NO_BAD();
+	ck_assert_int_eq(cpc_take_sample(&a), 0);
+	ck_assert_uint_eq(a.ce_pic[0], in_handler.ce_pic[0]);
+	ck_assert_uint_eq(a.ce_pic[1], in_handler.ce_pic[1]);
+	ck_assert_uint_gt(a.ce_pic[1], 0);
+	spin_slices(10);
+	ck_assert_int_eq(cpc_take_sample(&b), 0);
+	ck_assert_uint_eq(b.ce_pic[0], a.ce_pic[0]);
+	ck_assert_uint_eq(b.ce_pic[1], a.ce_pic[1]);
+	ck_assert_int_eq(sig_count, 1);
+}
+END_TEST
+
+/* cpc_set_restart (with a new preset) from the handler: repeated signals. */
+START_TEST(overflow_set_restart)
+{
+	h_cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(h_cpc);
+	h_set = cpc_set_create(h_cpc);
+	rebind_preset = preset_after_ms(2);
+	ck_assert_int_eq(cpc_set_add_request(h_cpc, h_set, cyc_name(),
+			     preset_after_ms(1), CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT,
+			     0, NULL), 0);
+	ck_assert_int_eq(cpc_set_add_request(h_cpc, h_set, ins_name(), 0,
+			     CPC_COUNT_USER, 0, NULL), 1);
+	h_buf = cpc_buf_create(h_cpc, h_set);
+	restart = 1;
+	h_period = (uint64_t)cycles_for_ns(2e6);
+	ck_assert_int_eq(cpc_bind_curlwp(h_cpc, h_set, 0), 0);
+	uint64_t ns = spin_slices(30);
+	/* The first period was 1 ms, the others 2 ms. */
+	h_counted -= (uint64_t)cycles_for_ns(1e6);
+	/* The first overflow comes after 1 ms, then every 2 ms. */
+	check_signal_count(sig_count, ns, h_ns, 2, 1);
+	CHECK_NO_BAD();
+	ck_assert_uint_lt(h_vals[0], UINT64_MAX / 2);
+	h_cpc = NULL;
+}
+END_TEST
+
+/*
+ * The int bits choose the signalling counter: counter 0 (instructions)
+ * starts 100 events short of 2^64 and passes it at once, counter 1
+ * (cycles) some milliseconds later.  With int1 only counter 1 signals:
+ * the one signal comes after counter 1 wrapped.  Without int bits
+ * counter 0 signals first, while counter 1 is still far from 2^64.
+ */
+START_TEST(int_bit_chooses_the_counter)
+{
+	bind_v1("pic0=@I,pic1=@C,int1", UINT64_MAX - 99, preset_after_ms(10),
+	    CPC_BIND_EMT_OVF);
+	for (int i = 0; i < 200 && sig_count == 0; i++)
+		spin_slices(1);
+	ck_assert_int_eq(sig_count, 1);
+	CHECK_NO_BAD();
+	spin_slices(5);
+	ck_assert_int_eq(sig_count, 1);	/* frozen after it */
+	ck_assert_msg(in_handler.ce_pic[1] < UINT64_MAX / 2,
+	    "pic1 %" PRIu64 " at the signal: not the overflowing counter",
+	    in_handler.ce_pic[1]);
+	ck_assert_uint_lt(in_handler.ce_pic[0], UINT64_MAX / 2);
+	cpc_rele();
+
+	sig_count = 0;
+	bind_v1("pic0=@I,pic1=@C", UINT64_MAX - 99, preset_after_ms(200),
+	    CPC_BIND_EMT_OVF);
+	for (int i = 0; i < 50 && sig_count == 0; i++)
+		spin_slices(1);
+	ck_assert_int_eq(sig_count, 1);
+	CHECK_NO_BAD();
+	ck_assert_msg(in_handler.ce_pic[1] > UINT64_MAX / 2,
+	    "pic1 %" PRIu64 " wrapped before counter 0 signalled",
+	    in_handler.ce_pic[1]);
+	ck_assert_uint_lt(in_handler.ce_pic[0], UINT64_MAX / 2);
+}
+END_TEST
+
+/* ------------------------------------------------------------ inheritance */
+
+struct inh_work {
+	unsigned ms;
+	int ok;
+	cpc_event_t first, last;
+	uint64_t cpu_ns;
+};
+
+static void *inh_worker(void *arg)
+{
+	struct inh_work *w = arg;
+	w->ok = cpc_take_sample(&w->first) == 0;
+	uint64_t t0 = thread_cpu_ns();
+	hw_spin_ms(w->ms);
+	w->cpu_ns = thread_cpu_ns() - t0;
+	w->ok = w->ok && cpc_take_sample(&w->last) == 0;
+	return NULL;
+}
+
+START_TEST(inherited_hardware_counters)
+{
+	struct inh_work w[3];
+	pthread_t t[3];
+	cpc_event_t self, group;
+	bind_v1("pic0=@C,pic1=@I", 0, 0, CPC_BIND_LWP_INHERIT);
+	hw_spin_ms(30);		/* the parent's counts are not inherited */
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 3; i++) {
+		w[i].ms = 40 * (unsigned)(i + 1);
+		ck_assert_int_eq(pthread_create(&t[i], NULL, inh_worker, &w[i]), 0);
+	}
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_msg(w[i].ok, "thread %d has no context", i);
+		ck_assert_uint_lt(w[i].first.ce_pic[0], (uint64_t)cycles_for_ns(20e6));
+		uint64_t c = w[i].last.ce_pic[0] - w[i].first.ce_pic[0];
+		double want = cycles_for_ns((double)w[i].cpu_ns);
+		/* Tolerance as in lwps_count_their_own_cpu_time. */
+		ck_assert_msg(c > want * TOL_LO && c < want * TOL_HI,
+		    "thread %d: %" PRIu64 " cycles for %" PRIu64 " ns", i, c,
+		    w[i].cpu_ns);
+	}
+	ck_assert_int_eq(cpc_take_sample(&self), 0);
+	/* The parent keeps its own context, which counted its 30 ms. */
+	ck_assert_uint_ge(self.ce_pic[0], (uint64_t)cycles_for_ns(30e6 * TOL_LO));
+	/* The aggregate: at least the parent's and the threads' counts. */
+	ck_assert_int_eq(cpc_take_group_sample(&group), 0);
+	uint64_t sum = self.ce_pic[0];
+	for (int i = 0; i < 3; i++)
+		sum += w[i].last.ce_pic[0];
+	/* Separate counters, each sampled: the tolerances above. */
+	ck_assert_msg(group.ce_pic[0] >= sum * TOL_LO * 2 &&
+		group.ce_pic[0] <= sum * TOL_HI,
+	    "aggregate %" PRIu64 ", sum %" PRIu64, group.ce_pic[0], sum);
+}
+END_TEST
+
+static __thread int inh_signals, inh_bad;
+static __thread pid_t inh_tid;
+static __thread uint64_t inh_hns;
+
+static void inh_emt_handler(int sig, siginfo_t *si, void *uc)
+{
+	cpc_event_t s;
+	int saved = errno;
+	uint64_t t0 = thread_cpu_ns();
+	int initial = inh_tid == 0;
+	(void)uc;
+	if (initial)
+		inh_tid = gettid();
+	inh_signals++;
+	if (sig != SIGEMT || si->si_code != EMT_CPCOVF || gettid() != inh_tid ||
+	    cpc_take_sample(&s) != 0) {
+		inh_bad++;
+		errno = saved;
+		return;
+	}
+	/* The inherited context: frozen at UINT64_MAX. */
+	if (initial && s.ce_pic[0] != UINT64_MAX)
+		inh_bad++;
+	s.ce_pic[0] = preset_after_ms(2);
+	s.ce_pic[1] = 0;
+	if (cpc_bind_event(&s, CPC_BIND_EMT_OVF | CPC_BIND_LWP_INHERIT) != 0)
+		inh_bad++;
+	inh_hns += thread_cpu_ns() - t0;
+	errno = saved;
+}
+
+struct inh_emt {
+	int signals, bad, first;
+	uint64_t ns, hns;
+};
+
+static void *inh_emt_worker(void *arg)
+{
+	struct inh_emt *r = arg;
+	r->ns = spin_slices(40);
+	/* Its first SIGEMT was the inherited one (the handler checks). */
+	r->first = inh_signals >= 1 && inh_tid == gettid();
+	r->signals = inh_signals;
+	r->bad = inh_bad;
+	r->hns = inh_hns;
+	return NULL;
+}
+
+START_TEST(overflow_and_inheritance)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = inh_emt_handler;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigaction(SIGEMT, &sa, NULL);
+	inh_tid = gettid();
+	bind_v1("pic0=@C,pic1=@I,int0", preset_after_ms(2), 0,
+	    CPC_BIND_EMT_OVF | CPC_BIND_LWP_INHERIT);
+	struct inh_emt r[2];
+	pthread_t t[2];
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, inh_emt_worker, &r[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_msg(r[i].first, "thread %d: no inherited SIGEMT", i);
+		ck_assert_msg(r[i].bad == 0, "thread %d: %d bad signals", i, r[i].bad);
+		/* One inherited, then one per 2 ms. */
+		check_signal_count(r[i].signals, r[i].ns, r[i].hns, 2, 1);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------ resources */
+
+static int last_subcode;
+
+static void errhndlr(const char *fn, int subcode, const char *fmt, va_list ap)
+{
+	(void)fn, (void)fmt, (void)ap;
+	last_subcode = subcode;
+}
+
+/* A set of n requests of distinct plain events, user mode. */
+static cpc_set_t *plain_set(cpc_t *cpc, unsigned n)
+{
+	static const char *const codes[] = { "0xc0", "0x3c", "0xc4", "0xc5",
+		"0x2e", "0x24", "0xd0", "0xd1", "0x08", "0x49", "0x85", "0xa2" };
+	cpc_set_t *set = cpc_set_create(cpc);
+	ck_assert_ptr_nonnull(set);
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_int_eq(cpc_set_add_request(cpc, set,
+				     hw_pmu.amd && i == 1 ? "0x76" : codes[i], 0,
+				     CPC_COUNT_USER, 0, NULL),
+		    (int)i);
+	return set;
+}
+
+/*
+ * As many requests as counters count fully (never multiplexed: each
+ * counts as long as the thread runs); one more is refused at bind with
+ * EINVAL and CPC_RESOURCE_UNAVAIL, as on Solaris.
+ */
+START_TEST(more_requests_than_counters)
+{
+	unsigned n = hw_pmu.counters;
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	cpc_seterrhndlr(cpc, errhndlr);
+	cpc_set_t *full = plain_set(cpc, n);
+	cpc_buf_t *buf = cpc_buf_create(cpc, full);
+	ck_assert_msg(cpc_bind_curlwp(cpc, full, 0) == 0, "%u requests: %s", n,
+	    strerror(errno));
+	uint64_t t0 = thread_cpu_ns();
+	hw_spin_ms(20);
+	ck_assert_int_eq(cpc_set_sample(cpc, full, buf), 0);
+	uint64_t ns = thread_cpu_ns() - t0;
+	uint64_t v0 = 0;
+	cpc_buf_get(cpc, buf, 1, &v0);	/* cycles */
+	ck_assert_msg(v0 > cycles_for_ns((double)ns) * TOL_LO,
+	    "cycles %" PRIu64 " for %" PRIu64 " ns: multiplexed?", v0, ns);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t v;
+		cpc_buf_get(cpc, buf, (int)i, &v);
+		ck_assert_msg(v > 0, "request %u counted nothing", i);
+	}
+	ck_assert_int_eq(cpc_unbind(cpc, full), 0);
+
+	cpc_set_t *over = plain_set(cpc, n + 1);
+	last_subcode = 0;
+	errno = 0;
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, over, 0), -1);
+	ck_assert_msg(errno == EINVAL, "errno %s", strerror(errno));
+	ck_assert_int_eq(last_subcode, CPC_RESOURCE_UNAVAIL);
+	/* Nothing stays bound. */
+	cpc_buf_t *obuf = cpc_buf_create(cpc, over);
+	ck_assert_int_eq(cpc_set_sample(cpc, over, obuf), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	cpc_close(cpc);
+}
+END_TEST
+
+/* Opens a CPU-wide pinned group of n cycles events on CPU 0 (root). */
+static int cpu_wide_group(unsigned n, int *fds)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_CPU_CYCLES;
+		a.pinned = i == 0;
+		fds[i] = (int)syscall(SYS_perf_event_open, &a, -1, 0,
+		    i == 0 ? -1 : fds[0], 0);
+		if (fds[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Counters taken by a CPU-wide pinned event: the LWP's context is lost
+ * (EAGAIN, as when a cpustat starts on Solaris), never counted wrong; a
+ * bind meanwhile fails or loses its context at once; after the CPU-wide
+ * event ends a new bind counts again.
+ */
+START_TEST(counters_taken_by_cpu_wide_event)
+{
+	unsigned n = hw_pmu.counters;
+	int fds[16];
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	cpc_set_t *set = plain_set(cpc, 2);
+	cpc_buf_t *buf = cpc_buf_create(cpc, set);
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	hw_spin_ms(2);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, buf), 0);
+
+	ck_assert_msg(cpu_wide_group(n, fds) == 0, "CPU-wide group: %s",
+	    strerror(errno));
+	hw_spin_ms(5);
+	errno = 0;
+	ck_assert_int_eq(cpc_set_sample(cpc, set, buf), -1);
+	ck_assert_msg(errno == EAGAIN, "errno %s", strerror(errno));
+	/* A bind now: refused, or lost at once. */
+	errno = 0;
+	if (cpc_bind_curlwp(cpc, set, 0) == 0) {
+		hw_spin_ms(2);
+		errno = 0;
+		ck_assert_int_eq(cpc_set_sample(cpc, set, buf), -1);
+	}
+	ck_assert_msg(errno == EAGAIN, "errno %s", strerror(errno));
+	for (unsigned i = n; i-- > 0;)
+		close(fds[i]);
+
+	/* Free again: a new bind counts. */
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	hw_spin_ms(20);
+	ck_assert_int_eq(cpc_set_sample(cpc, set, buf), 0);
+	uint64_t v;
+	cpc_buf_get(cpc, buf, 0, &v);
+	ck_assert_uint_gt(v, 0);
+	cpc_close(cpc);
+}
+END_TEST
+
+/* ------------------------------------------------------------ descriptions */
+
+struct names {
+	int n, cyc, ins, papi, native;
+};
+
+static void saw_name(void *arg, const char *name)
+{
+	struct names *s = arg;
+	s->n++;
+	s->cyc |= strcmp(name, cyc_name()) == 0;
+	s->ins |= strcmp(name, ins_name()) == 0;
+	s->papi |= strcmp(name, "PAPI_tot_cyc") == 0;
+	s->native |= strcasecmp(name, hw_pmu.amd ? "RETIRED_INSTRUCTIONS"
+						 : "INST_RETIRED") == 0;
+}
+
+static cpc_t *walk_cpc;
+static int walk_bad;
+
+static void try_name(void *arg, uint_t picno, const char *name)
+{
+	cpc_set_t *set = cpc_set_create(walk_cpc);
+	cpc_attr_t pic = { "picnum", picno };
+	(void)arg;
+	if (cpc_set_add_request(walk_cpc, set, name, 0, CPC_COUNT_USER, 1,
+		&pic) != 0) {
+		if (walk_bad++ < 5)
+			fprintf(stderr, "walked name %s refused on pic %u\n", name,
+			    picno);
+	}
+	cpc_set_destroy(walk_cpc, set);
+}
+
+START_TEST(walkers_and_descriptions)
+{
+	int cpuver = cpc_getcpuver();
+	ck_assert_int_eq(cpuver, hw_pmu.amd ? CPC_AMD64 : CPC_PENTIUM_PRO_MMX);
+	ck_assert_uint_eq(cpc_getnpic(cpuver), 2);
+	ck_assert_str_eq(cpc_getusage(cpuver),
+	    "pic0=<event0>,pic1=<event1> [,sys[0|1]] [,nouser[0|1]] "
+	    "[,noedge[0|1]] [,pc[0|1]] [,int[0|1]] [,inv[0|1]] "
+	    "[,cmask[0|1]=<maskspec>] [,umask[0|1]=<maskspec>] ");
+	const char *cci = cpc_getcciname(cpuver);
+	ck_assert_ptr_nonnull(cci);
+	ck_assert_msg(strstr(cci, "hardware and software events") != NULL, "%s",
+	    cci);
+
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	uint_t npic = cpc_npic(cpc);
+	ck_assert_msg(npic >= 2 && npic >= hw_pmu.counters && npic <= 12,
+	    "cpc_npic %u with %u counters", npic, hw_pmu.counters);
+	ck_assert_uint_ne(cpc_caps(cpc) & CPC_CAP_OVERFLOW_INTERRUPT, 0);
+	struct names all;
+	memset(&all, 0, sizeof(all));
+	cpc_walk_events_all(cpc, &all, saw_name);
+	ck_assert(all.cyc && all.ins && all.native);
+	struct names gen;
+	memset(&gen, 0, sizeof(gen));
+	cpc_walk_generic_events_all(cpc, &gen, saw_name);
+	ck_assert(gen.papi);
+	/* Every name walked for a counter is accepted on that counter. */
+	walk_cpc = cpc;
+	walk_bad = 0;
+	for (uint_t p = 0; p < 2; p++) {
+		cpc_walk_events_pic(cpc, p, NULL, try_name);
+		cpc_walk_generic_events_pic(cpc, p, NULL, try_name);
+	}
+	ck_assert_int_eq(walk_bad, 0);
+	printf("descriptions: npic %u, %d event names; %s\n", npic, all.n, cci);
+	cpc_close(cpc);
+}
+END_TEST
+
+/*
+ * No rdpmc here (the PMU gives user page index 0): every sample is a
+ * read(), and agrees with the thread's CPU time.
+ */
+START_TEST(reads_without_rdpmc)
+{
+	if (geteuid() == 0) {
+		struct perf_event_attr a;
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.type = PERF_TYPE_HARDWARE;
+		a.config = PERF_COUNT_HW_INSTRUCTIONS;
+		a.exclude_kernel = 1;
+		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+		ck_assert_int_ge(fd, 0);
+		struct perf_event_mmap_page *pg =
+		    mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+		ck_assert_ptr_ne(pg, MAP_FAILED);
+		ck_assert_uint_eq(pg->index, 0);
+		ck_assert_uint_eq(pg->cap_user_rdpmc, 0);
+		munmap(pg, 4096);
+		close(fd);
+	}
+	cpc_event_t prev, cur;
+	bind_v1("pic0=@C,pic1=@I", 0, 0, 0);
+	ck_assert_int_eq(cpc_take_sample(&prev), 0);
+	for (int i = 0; i < 200; i++) {
+		hw_spin(hw_iters_per_ms() / 10);
+		ck_assert_int_eq(cpc_take_sample(&cur), 0);
+		ck_assert_uint_ge(cur.ce_pic[0], prev.ce_pic[0]);
+		ck_assert_uint_ge(cur.ce_pic[1], prev.ce_pic[1]);
+		prev = cur;
+	}
+	ck_assert_uint_gt(cur.ce_pic[0], 0);
+}
+END_TEST
+
+int main(void)
+{
+	hw_require("test_hw_counts");
+	(void)hw_iters_per_ms();
+	Suite *s = suite_create("hw_counts");
+	TCase *tc = tcase_create("counting");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, lwps_count_their_own_cpu_time);
+	tcase_add_test(tc, presets_and_wrap);
+	tcase_add_test(tc, user_and_system_modes);
+	tcase_add_test(tc, inherited_hardware_counters);
+	tcase_add_test(tc, walkers_and_descriptions);
+	suite_add_tcase(s, tc);
+	TCase *ovf = tcase_create("overflow");
+	tcase_add_checked_fixture(ovf, ovf_setup, teardown);
+	tcase_set_timeout(ovf, 120);
+	tcase_add_test(ovf, overflow_rebinding_in_handler);
+	tcase_add_test(ovf, overflow_freezes_both_counters);
+	tcase_add_test(ovf, overflow_set_restart);
+	tcase_add_test(ovf, int_bit_chooses_the_counter);
+	tcase_add_test(ovf, overflow_and_inheritance);
+	suite_add_tcase(s, ovf);
+	/* Alone with CK_RUN_CASE=limits for a PMU of two counters. */
+	TCase *lim = tcase_create("limits");
+	tcase_add_checked_fixture(lim, setup, teardown);
+	tcase_set_timeout(lim, 120);
+	tcase_add_test(lim, more_requests_than_counters);
+	if (geteuid() == 0)
+		tcase_add_test(lim, counters_taken_by_cpu_wide_event);
+	else
+		printf("test_hw_counts: counters_taken_by_cpu_wide_event needs "
+		       "root (a CPU-wide perf event): not run as uid %d\n",
+		    (int)geteuid());
+	tcase_add_test(lim, reads_without_rdpmc);
+	suite_add_tcase(s, lim);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
