@@ -49,7 +49,6 @@ struct perf_lwp {
 	 * preset minus the raw count at a rearm (perf_rearm). */
 	uint64_t offset[CPC_MAX_REQS];
 	uint64_t time_base;	/* time_enabled at the last rearm */
-	uint64_t leader_period;	/* sampling period of a notifying leader */
 	/* With rdpmc: the user pages of fd[0..nfd-1], one after another. */
 	unsigned char *pages;
 };
@@ -311,10 +310,8 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 		p->offset[i] = r->preset;
 		if ((int)i == lead) {
 			p->slot[i] = 0;
-			if (sampling) {
+			if (sampling)
 				p->sampling |= 1;
-				p->leader_period = overflow_period(r->preset);
-			}
 			continue;
 		}
 		if (is_clock(r)) {
@@ -581,15 +578,16 @@ static int perf_rearm(void *priv, const struct cpc_reqset *set)
 		uint64_t raw = p->slot[i] == SLOT_CLOCK ? 0 : gr.values[p->slot[i]];
 		p->offset[i] = r->preset - raw;
 		if (samples(r) && p->slot[i] != SLOT_CLOCK) {
+			/*
+			 * Always, also for the same period: it makes perf
+			 * forget what the counter did past its overflow
+			 * before it stopped (a late interrupt, events before
+			 * the disable), so that the new period starts whole.
+			 */
 			uint64_t period = overflow_period(r->preset);
-			/* The leader's overflow reloaded its period. */
-			if (p->slot[i] == 0 && period == p->leader_period)
-				continue;
 			if (ioctl(p->fd[p->slot[i]], PERF_EVENT_IOC_PERIOD,
 				&period) != 0)
 				return -errno;
-			if (p->slot[i] == 0)
-				p->leader_period = period;
 		}
 	}
 	if (p->sampling & 1) {
