@@ -24,98 +24,11 @@
 #include <unistd.h>
 
 #include <libcpc.h>
+
+#include "timing.h"
 #ifdef HAVE_PAPI
 #include <papi.h>
 #endif
-
-#define MAXROWS 64
-
-static int batches = 201;	/* median over this many batches */
-static int batch = 200;		/* calls per batch */
-
-struct row {
-	char name[48];
-	double median_ns;
-	int have;
-};
-
-static struct row rows[MAXROWS];
-static int nrows;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
-	return v[n / 2];
-}
-
-static struct row *row(const char *name)
-{
-	for (int i = 0; i < nrows; i++)
-		if (strcmp(rows[i].name, name) == 0)
-			return &rows[i];
-	struct row *r = &rows[nrows++];
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	return r;
-}
-
-static void record(const char *name, double ns)
-{
-	struct row *r = row(name);
-	r->median_ns = ns;
-	r->have = 1;
-}
-
-static void missing(const char *name)
-{
-	row(name)->have = 0;
-}
-
-/*
- * Times several operations in interleaved batches (so that drift affects
- * all alike) and records each one's median ns per call.
- */
-typedef void (*op_fn)(void *);
-
-struct op {
-	const char *name;
-	op_fn fn;
-	void *arg;
-	double *samples;
-};
-
-static void time_ops(struct op *ops, int nops, int per_batch)
-{
-	for (int i = 0; i < nops; i++)
-		ops[i].samples = calloc((size_t)batches, sizeof(double));
-	for (int w = 0; w < 3; w++)	/* warm-up */
-		for (int i = 0; i < nops; i++)
-			for (int k = 0; k < per_batch; k++)
-				ops[i].fn(ops[i].arg);
-	for (int b = 0; b < batches; b++)
-		for (int i = 0; i < nops; i++) {
-			double t0 = now_ns();
-			for (int k = 0; k < per_batch; k++)
-				ops[i].fn(ops[i].arg);
-			ops[i].samples[b] = (now_ns() - t0) / per_batch;
-		}
-	for (int i = 0; i < nops; i++) {
-		record(ops[i].name, median(ops[i].samples, batches));
-		free(ops[i].samples);
-	}
-}
 
 /* ------------------------------------------------ raw perf_event */
 
@@ -165,6 +78,23 @@ static void op_raw_read(void *arg)
 	uint64_t buf[3 + 4];
 	if (read(g->fd[0], buf, sizeof(buf)) <= 0)
 		abort();
+}
+
+/* The raw work of a Solaris sample: the counts and a CLOCK_MONOTONIC time. */
+static void op_raw_read_clock(void *arg)
+{
+	struct timespec ts;
+	op_raw_read(arg);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	__asm__ __volatile__("" : : "r"(&ts) : "memory");
+}
+
+static void op_clock(void *arg)
+{
+	struct timespec ts;
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	__asm__ __volatile__("" : : "r"(&ts) : "memory");
 }
 
 static void op_raw_open_close(void *arg)
@@ -256,11 +186,12 @@ static void op_papi_start_stop(void *arg)
 static void bench_reads(void)
 {
 	for (int n = 1; n <= 4; n *= 2) {
-		char ours[48], raw[48], papi[48];
+		char ours[48], raw[48], rawclk[48], papi[48];
 		struct raw_group g;
 		struct cpc_bound b;
 		snprintf(ours, sizeof(ours), "set_sample_%dev", n);
 		snprintf(raw, sizeof(raw), "raw_group_read_%dev", n);
+		snprintf(rawclk, sizeof(rawclk), "raw_read_clock_%dev", n);
 		snprintf(papi, sizeof(papi), "papi_read_%dev", n);
 
 		raw_group_open(&g, n);
@@ -269,23 +200,25 @@ static void bench_reads(void)
 			perror("cpc_bind_curlwp");
 			exit(1);
 		}
-		struct op ops[3] = {
+		struct op ops[5] = {
 			{ ours, op_set_sample, &b, NULL },
 			{ raw, op_raw_read, &g, NULL },
+			{ rawclk, op_raw_read_clock, &g, NULL },
+			{ "clock_gettime", op_clock, NULL, NULL },
 		};
-		int nops = 2;
+		int nops = 4;
 #ifdef HAVE_PAPI
 		int es = papi_ok ? papi_set(n) : -1;
 		if (es >= 0 && PAPI_start(es) == PAPI_OK) {
-			ops[2] = (struct op){ papi, op_papi_read, &es, NULL };
-			nops = 3;
+			ops[4] = (struct op){ papi, op_papi_read, &es, NULL };
+			nops = 5;
 		}
 #endif
-		time_ops(ops, nops, batch);
-		if (nops < 3)
-			missing(papi);
+		bench_time_ops(ops, nops, bench_batch);
+		if (nops < 5)
+			bench_missing(papi);
 #ifdef HAVE_PAPI
-		if (nops == 3) {
+		if (nops == 5) {
 			long long v[4];
 			PAPI_stop(es, v);
 			PAPI_cleanup_eventset(es);
@@ -302,24 +235,25 @@ static void bench_reads(void)
 	cpc_strtoevent(cpc_getcpuver(), "page-faults,context-switches",
 	    &v1_event);
 	cpc_bind_event(&v1_event, 0);
-	struct op ops[3] = {
+	struct op ops[4] = {
 		{ "take_sample_2ev", op_take_sample, NULL, NULL },
 		{ "raw_group_read_2ev_v1", op_raw_read, &g, NULL },
+		{ "raw_read_clock_2ev_v1", op_raw_read_clock, &g, NULL },
 	};
-	int nops = 2;
+	int nops = 3;
 #ifdef HAVE_PAPI
 	int es = papi_ok ? papi_set(2) : -1;
 	if (es >= 0 && PAPI_start(es) == PAPI_OK) {
-		ops[2] = (struct op){ "papi_read_2ev_v1", op_papi_read, &es,
+		ops[3] = (struct op){ "papi_read_2ev_v1", op_papi_read, &es,
 			NULL };
-		nops = 3;
+		nops = 4;
 	}
 #endif
-	time_ops(ops, nops, batch);
-	if (nops < 3)
-		missing("papi_read_2ev_v1");
+	bench_time_ops(ops, nops, bench_batch);
+	if (nops < 4)
+		bench_missing("papi_read_2ev_v1");
 #ifdef HAVE_PAPI
-	if (nops == 3) {
+	if (nops == 4) {
 		long long v[4];
 		PAPI_stop(es, v);
 		PAPI_cleanup_eventset(es);
@@ -346,12 +280,12 @@ static void bench_hardware(void)
 	    cpc_bind_curlwp(cpc, b.set, 0) != 0) {
 		printf("cpcbench: hardware events not available here (no "
 		       "hardware PMU): rdpmc sampling not measured\n");
-		missing("set_sample_hw_2ev");
+		bench_missing("set_sample_hw_2ev");
 		cpc_set_destroy(cpc, b.set);
 		return;
 	}
 	struct op ops[1] = { { "set_sample_hw_2ev", op_set_sample, &b, NULL } };
-	time_ops(ops, 1, batch);
+	bench_time_ops(ops, 1, bench_batch);
 	uint64_t c0 = __builtin_ia32_rdtsc();
 	for (int i = 0; i < 10000; i++)
 		op_set_sample(&b);
@@ -379,9 +313,9 @@ static void bench_bind(void)
 		nops = 3;
 	}
 #endif
-	time_ops(ops, nops, batch / 4);
+	bench_time_ops(ops, nops, bench_batch / 4);
 	if (nops < 3)
-		missing("papi_start_stop_2ev");
+		bench_missing("papi_start_stop_2ev");
 }
 
 /* Overflow: a notification every page fault, handled and re-armed. */
@@ -414,17 +348,17 @@ static double fault_pages_ns(int pages)
 	char *p = mmap(NULL, pages * pg, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	madvise(p, pages * pg, MADV_NOHUGEPAGE);
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 	for (int i = 0; i < pages; i++)
 		p[i * pg] = 1;
-	double t = now_ns() - t0;
+	double t = bench_now_ns() - t0;
 	munmap(p, pages * pg);
 	return t;
 }
 
 static void bench_overflow(void)
 {
-	const int pages = 2000, reps = batches / 4 + 3;
+	const int pages = 2000, reps = bench_batches / 4 + 3;
 	double *plain = calloc(reps, sizeof(double));
 	double *ours = calloc(reps, sizeof(double));
 	double *raw = calloc(reps, sizeof(double));
@@ -469,11 +403,11 @@ static void bench_overflow(void)
 		raw[r] = fault_pages_ns(pages) / pages;
 		close(raw_ovf_fd);
 	}
-	double base = median(plain, reps);
+	double base = bench_median(plain, reps);
 	/* The cost of one overflow cycle: the fault's time minus a plain one. */
-	record("fault_plain", base);
-	record("overflow_cycle", median(ours, reps) - base);
-	record("raw_overflow_cycle", median(raw, reps) - base);
+	bench_record("fault_plain", base);
+	bench_record("overflow_cycle", bench_median(ours, reps) - base);
+	bench_record("raw_overflow_cycle", bench_median(raw, reps) - base);
 	free(plain);
 	free(ours);
 	free(raw);
@@ -487,13 +421,64 @@ static void *nothing(void *arg)
 
 static double create_join_ns(int n)
 {
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 	for (int i = 0; i < n; i++) {
 		pthread_t t;
 		pthread_create(&t, NULL, nothing, NULL);
 		pthread_join(t, NULL);
 	}
-	return (now_ns() - t0) / n;
+	return (bench_now_ns() - t0) / n;
+}
+
+/*
+ * The same work without libcpc: the creating thread holds inheriting
+ * events (the group aggregate), and each new thread opens the same group
+ * of counters for itself before its work and closes it at its end.
+ */
+static void *raw_counted(void *arg)
+{
+	struct raw_group g;
+	raw_group_open(&g, 2);
+	if (g.fd[0] < 0 || g.fd[1] < 0)
+		abort();
+	raw_group_close(&g);
+	return arg;
+}
+
+static double create_join_raw_ns(int n)
+{
+	double t0 = bench_now_ns();
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		pthread_create(&t, NULL, raw_counted, NULL);
+		pthread_join(t, NULL);
+	}
+	return (bench_now_ns() - t0) / n;
+}
+
+static int raw_inherit_open(uint64_t config)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = config;
+	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+	    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.inherit = 1;
+	a.inherit_thread = 1;
+	a.remove_on_exec = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {	/* before Linux 5.13 */
+		a.inherit_thread = 0;
+		a.remove_on_exec = 0;
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+		    PERF_FLAG_FD_CLOEXEC);
+	}
+	return fd;
 }
 
 static void bench_inherit(void)
@@ -501,6 +486,7 @@ static void bench_inherit(void)
 	const int reps = 31, n = 50;
 	double *with = calloc(reps, sizeof(double));
 	double *without = calloc(reps, sizeof(double));
+	double *raw = calloc(reps, sizeof(double));
 	cpc_event_t ev;
 	cpc_strtoevent(cpc_getcpuver(), "page-faults,context-switches", &ev);
 	for (int r = 0; r < reps; r++) {
@@ -508,11 +494,18 @@ static void bench_inherit(void)
 		cpc_bind_event(&ev, CPC_BIND_LWP_INHERIT);
 		with[r] = create_join_ns(n);
 		cpc_rele();
+		int agg[2] = { raw_inherit_open(sw_events[0]),
+			raw_inherit_open(sw_events[1]) };
+		raw[r] = create_join_raw_ns(n);
+		close(agg[0]);
+		close(agg[1]);
 	}
-	record("thread_create_inherit", median(with, reps));
-	record("thread_create_plain", median(without, reps));
+	bench_record("thread_create_inherit", bench_median(with, reps));
+	bench_record("thread_create_plain", bench_median(without, reps));
+	bench_record("thread_create_raw_open", bench_median(raw, reps));
 	free(with);
 	free(without);
+	free(raw);
 }
 
 /* Peak memory of a process whose 1000 threads are all bound. */
@@ -568,14 +561,53 @@ static long peak_rss_kb_of_1000_threads(int bind)
 	return kb;
 }
 
-static void ratio(FILE *out, const char *name, const char *a, const char *b)
+/*
+ * One line per target of the sample path: the library's cost over the
+ * raw group read (target <= 25 ns), and over the raw read plus the
+ * CLOCK_MONOTONIC reading every Solaris sample carries (ce_hrt,
+ * cpc_buf_hrtime), which is the raw equivalent of the whole call.
+ */
+static void sample_lines(FILE *out, const char *ours, const char *raw,
+    const char *rawclk, const char *papi, const char *label)
 {
-	struct row *x = row(a), *y = row(b);
-	if (!x->have || !y->have || y->median_ns <= 0) {
-		fprintf(out, "RATIO %s not-built\n", name);
-		return;
-	}
-	fprintf(out, "RATIO %s %.2f\n", name, x->median_ns / y->median_ns);
+	char name[96];
+	snprintf(name, sizeof(name), "%s/%s", ours, label);
+	bench_ratio(out, name, ours, raw);
+	bench_added(out, name, ours, raw);
+	snprintf(name, sizeof(name), "%s/raw_read_clock", ours);
+	bench_ratio(out, name, ours, rawclk);
+	bench_added(out, name, ours, rawclk);
+	snprintf(name, sizeof(name), "%s/papi_read", ours);
+	bench_ratio(out, name, ours, papi);
+}
+
+static void print_ratios(FILE *out)
+{
+	sample_lines(out, "set_sample_1ev", "raw_group_read_1ev",
+	    "raw_read_clock_1ev", "papi_read_1ev", "raw_group_read_1ev");
+	sample_lines(out, "set_sample_2ev", "raw_group_read_2ev",
+	    "raw_read_clock_2ev", "papi_read_2ev", "raw_group_read_2ev");
+	sample_lines(out, "set_sample_4ev", "raw_group_read_4ev",
+	    "raw_read_clock_4ev", "papi_read_4ev", "raw_group_read_4ev");
+	sample_lines(out, "take_sample_2ev", "raw_group_read_2ev_v1",
+	    "raw_read_clock_2ev_v1", "papi_read_2ev_v1",
+	    "raw_group_read_2ev");
+	bench_ratio(out, "bind_rele_2ev/raw_open_close_2ev", "bind_rele_2ev",
+	    "raw_open_close_2ev");
+	bench_ratio(out, "bind_rele_2ev/papi_start_stop_2ev", "bind_rele_2ev",
+	    "papi_start_stop_2ev");
+	bench_ratio(out, "overflow_cycle/raw_overflow_cycle", "overflow_cycle",
+	    "raw_overflow_cycle");
+	bench_ratio(out, "thread_create_inherit/thread_create_raw_open",
+	    "thread_create_inherit", "thread_create_raw_open");
+	bench_ratio(out, "thread_create_inherit/thread_create_plain",
+	    "thread_create_inherit", "thread_create_plain");
+	fprintf(out, "INHERIT_COST_US %.1f\n",
+	    (bench_row("thread_create_inherit")->median_ns -
+		bench_row("thread_create_plain")->median_ns) / 1000);
+	fprintf(out, "RAW_INHERIT_COST_US %.1f\n",
+	    (bench_row("thread_create_raw_open")->median_ns -
+		bench_row("thread_create_plain")->median_ns) / 1000);
 }
 
 int main(int argc, char **argv)
@@ -583,8 +615,8 @@ int main(int argc, char **argv)
 	const char *csv = "bench/results.csv";
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-q") == 0) {
-			batches = 41;
-			batch = 100;
+			bench_batches = 41;
+			bench_batch = 100;
 		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
 			csv = argv[++i];
 		} else {
@@ -615,58 +647,18 @@ int main(int argc, char **argv)
 	long rss_bound = peak_rss_kb_of_1000_threads(1);
 	long rss_plain = peak_rss_kb_of_1000_threads(0);
 
-	printf("\n%-28s %12s\n", "operation", "median ns");
-	for (int i = 0; i < nrows; i++)
-		if (rows[i].have)
-			printf("%-28s %12.0f\n", rows[i].name, rows[i].median_ns);
-		else
-			printf("%-28s %12s\n", rows[i].name, "not built");
+	bench_print_table(stdout);
 	printf("%-28s %12ld\n", "peak_rss_kb_1000_bound", rss_bound);
 	printf("%-28s %12ld\n", "peak_rss_kb_1000_unbound", rss_plain);
 	printf("%-28s %12.0f\n", "bytes_per_bound_lwp",
 	    (rss_bound - rss_plain) * 1024.0 / 1000);
-
-	FILE *f = fopen(csv, "w");
-	if (f != NULL) {
-		fprintf(f, "operation,median_ns\n");
-		for (int i = 0; i < nrows; i++)
-			if (rows[i].have)
-				fprintf(f, "%s,%.1f\n", rows[i].name,
-				    rows[i].median_ns);
-		fprintf(f, "peak_rss_kb_1000_bound,%ld\n", rss_bound);
-		fprintf(f, "peak_rss_kb_1000_unbound,%ld\n", rss_plain);
-		fclose(f);
+	bench_record("peak_rss_kb_1000_bound", (double)rss_bound);
+	bench_record("peak_rss_kb_1000_unbound", (double)rss_plain);
+	if (bench_write_csv(csv) == 0)
 		printf("\ncpcbench: wrote %s\n", csv);
-	}
 
 	printf("\n");
-	ratio(stdout, "set_sample_1ev/raw_group_read_1ev", "set_sample_1ev",
-	    "raw_group_read_1ev");
-	ratio(stdout, "set_sample_2ev/raw_group_read_2ev", "set_sample_2ev",
-	    "raw_group_read_2ev");
-	ratio(stdout, "set_sample_4ev/raw_group_read_4ev", "set_sample_4ev",
-	    "raw_group_read_4ev");
-	ratio(stdout, "take_sample_2ev/raw_group_read_2ev", "take_sample_2ev",
-	    "raw_group_read_2ev_v1");
-	ratio(stdout, "set_sample_1ev/papi_read_1ev", "set_sample_1ev",
-	    "papi_read_1ev");
-	ratio(stdout, "set_sample_2ev/papi_read_2ev", "set_sample_2ev",
-	    "papi_read_2ev");
-	ratio(stdout, "take_sample_2ev/papi_read_2ev", "take_sample_2ev",
-	    "papi_read_2ev_v1");
-	ratio(stdout, "set_sample_4ev/papi_read_4ev", "set_sample_4ev",
-	    "papi_read_4ev");
-	ratio(stdout, "bind_rele_2ev/raw_open_close_2ev", "bind_rele_2ev",
-	    "raw_open_close_2ev");
-	ratio(stdout, "bind_rele_2ev/papi_start_stop_2ev", "bind_rele_2ev",
-	    "papi_start_stop_2ev");
-	ratio(stdout, "overflow_cycle/raw_overflow_cycle", "overflow_cycle",
-	    "raw_overflow_cycle");
-	ratio(stdout, "thread_create_inherit/thread_create_plain",
-	    "thread_create_inherit", "thread_create_plain");
-	printf("INHERIT_COST_US %.1f\n",
-	    (row("thread_create_inherit")->median_ns -
-		row("thread_create_plain")->median_ns) / 1000);
+	print_ratios(stdout);
 	cpc_close(cpc);
 	return 0;
 }

@@ -197,6 +197,21 @@ static void cpc_set_release_counters(struct cpc_set *set)
 static void cpc_set_work(struct callback_head *work);
 
 /*
+ * The sample period of a binding's request: the count passes 2^64 - 1
+ * after 2^64 - preset events.  0 (no overflow) without CPC_KREQ_OVF_EMT,
+ * and for periods of 2^63 and more (perf's limit) or 2^64 (preset 0),
+ * which never end in practice.
+ */
+static u64 cpc_req_period(const struct cpc_kreq *r)
+{
+	u64 period = -r->preset;
+
+	if (!(r->flags & CPC_KREQ_OVF_EMT) || period >= BIT_ULL(63))
+		return 0;
+	return period;
+}
+
+/*
  * Creates a set of disabled counters for @task, or returns an ERR_PTR:
  * the perf API's error (ENOENT: no such event on this machine, ESRCH: the
  * thread is exiting, ...) or -ENOMEM.
@@ -251,15 +266,8 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
 			attr.inherit_thread = 1;
 #endif
-		} else if (r->flags & CPC_KREQ_OVF_EMT) {
-			/*
-			 * The count passes 2^64 - 1 after 2^64 - preset
-			 * events.  Periods of 2^63 and more (perf's limit)
-			 * or 2^64 (preset 0) never end in practice.
-			 */
-			period = -r->preset;
-			if (period >= BIT_ULL(63))
-				period = 0;
+		} else {
+			period = cpc_req_period(r);
 		}
 		attr.sample_period = period;
 		set->period[i] = period;
@@ -325,7 +333,7 @@ static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
 		raw = perf_event_read_value(ev, &enabled, &running);
 		vals[i] = set->preset[i] + raw - set->base[i];
 		if (!have_time) {
-			*ontime = enabled;
+			*ontime = enabled - set->time_base;
 			have_time = true;
 		}
 		if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR)
@@ -577,6 +585,105 @@ static unsigned int cpc_bind_counters(const struct cpc_kbind *kb)
 	return n;
 }
 
+/* A clock counter, whose overflows come from an hrtimer. */
+static bool cpc_is_timer(const struct perf_event *ev)
+{
+	return ev->attr.type == PERF_TYPE_SOFTWARE &&
+	       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * Does @set count what @kb asks, so that only the presets change?  The
+ * same events in the same modes, overflow notification on the same
+ * requests (their counters carry the overflow handler), not started
+ * frozen, no exec since and no counter in error state.  Not for clock
+ * counters that notify overflow: rebound in place, they lost overflows
+ * in the timer storms of tests/hardening/test_stress.c, so they get new
+ * counters as before.
+ */
+static bool cpc_set_same_events(const struct cpc_set *set,
+				const struct cpc_kbind *kb)
+{
+	unsigned int i;
+
+	if (kb->nreqs != set->nreqs || (kb->flags & CPC_KBIND_START_FROZEN))
+		return false;
+	/* After an exec its counters are gone (remove_on_exec). */
+	if (READ_ONCE(set->task->self_exec_id) != set->exec_id)
+		return false;
+	for (i = 0; i < kb->nreqs; i++) {
+		const struct cpc_kreq *r = &kb->req[i];
+		const struct perf_event *ev = set->ev[i];
+		bool counts = r->flags & (CPC_KREQ_USER | CPC_KREQ_SYSTEM);
+
+		if (!ev || !counts) {
+			if (ev || counts)
+				return false;
+			continue;
+		}
+		if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR ||
+		    ev->attr.type != cpc_perf_type(r->kind) ||
+		    ev->attr.config != r->config ||
+		    ev->attr.exclude_user != !(r->flags & CPC_KREQ_USER) ||
+		    ev->attr.exclude_kernel != !(r->flags & CPC_KREQ_SYSTEM) ||
+		    !set->period[i] != !cpc_req_period(r) ||
+		    (set->period[i] && cpc_is_timer(ev)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Rebinds the context's set in place: the same counters with
+ * @kb's presets and periods, running again (also after an overflow froze
+ * them), the on-CPU time counted from now.  Far cheaper than new kernel
+ * counters (the usual rebind in a SIGEMT handler).  Returns -EAGAIN,
+ * with the counters stopped or untouched, when a new set is needed: other
+ * events, or an overflow whose signal is still to be sent.  Called with
+ * the file lock held.
+ *
+ * The periods are set while the counters are stopped: perf then forgets
+ * what was left of the old period, and each counter starts a whole new
+ * one when it runs again (as a new counter would).
+ */
+static int cpc_set_rearm(struct cpc_ctx *ctx, const struct cpc_kbind *kb)
+{
+	struct cpc_set *set = ctx->set;
+	u64 vals[CPC_KMOD_MAX_REQS], ontime;
+	bool have_time = false;
+	unsigned int i;
+
+	if (!cpc_set_same_events(set, kb))
+		return -EAGAIN;
+	cpc_set_disable(set);
+	/* No overflow path can start now; one that began owns the set. */
+	if (READ_ONCE(set->state) == CPC_SET_PENDING ||
+	    test_bit(CPC_SET_WORK_QUEUED, &set->work_flags))
+		return -EAGAIN;
+	for (i = 0; i < set->nreqs; i++) {
+		struct perf_event *ev = set->ev[i];
+		u64 enabled, running;
+
+		set->preset[i] = kb->req[i].preset;
+		if (!ev)
+			continue;
+		set->base[i] = perf_event_read_value(ev, &enabled, &running);
+		if (!have_time) {
+			set->time_base = enabled;
+			have_time = true;
+		}
+		set->period[i] = cpc_req_period(&kb->req[i]);
+		if (set->period[i])
+			perf_event_period(ev, set->period[i]);
+	}
+	WRITE_ONCE(set->state, CPC_SET_RUNNING);
+	ctx->updates = 0;
+	cpc_ctx_update_page(ctx, vals, &ontime);
+	cpc_set_enable(set);
+	return 0;
+}
+
 /**
  * cpc_ctx_bind() - bind counters to a thread, or open its group aggregate
  * @cf: the file
@@ -609,6 +716,10 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 		}
 	}
 	slot = group ? &ctx->group : &ctx->set;
+	if (!group && ctx->set && cpc_set_rearm(ctx, kb) == 0) {
+		mutex_unlock(&cf->lock);
+		return 0;
+	}
 	err = cpc_acct_charge(&acct, cf->user, task, cpc_bind_counters(kb),
 			      *slot ? &(*slot)->acct : NULL);
 	if (err)

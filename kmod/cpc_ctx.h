@@ -72,6 +72,8 @@ enum cpc_set_state {
  * @ev: the kernel counters; NULL for a request that counts nothing
  * @preset: the presets
  * @base: raw counts subtracted from the counts (set at restart)
+ * @time_base: enabled time subtracted from the on-CPU time (set when
+ *	       rebound in place)
  * @period: sample period of each counter, 0 if it does not sample
  * @work: the task work that freezes the set and sends the signal
  * @kick: irq work that queues @work after an overflow in NMI context
@@ -93,6 +95,7 @@ struct cpc_set {
 	struct perf_event *ev[CPC_KMOD_MAX_REQS];
 	u64 preset[CPC_KMOD_MAX_REQS];
 	u64 base[CPC_KMOD_MAX_REQS];
+	u64 time_base;
 	u64 period[CPC_KMOD_MAX_REQS];
 	struct callback_head work;
 	struct irq_work kick;

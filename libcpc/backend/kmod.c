@@ -144,6 +144,41 @@ static int kmod_bind(void *priv, const struct cpc_reqset *set,
 	return bind_tid(priv, set, bflags, 0, bad);
 }
 
+/* Does request r notify overflow of a clock (an hrtimer in the kernel)? */
+static int clock_overflow(const struct cpc_req *r)
+{
+	return (r->flags & CPC_OVF_NOTIFY_EMT) &&
+	    r->sel.type == PERF_TYPE_SOFTWARE &&
+	    (r->sel.config == PERF_COUNT_SW_TASK_CLOCK ||
+		r->sel.config == PERF_COUNT_SW_CPU_CLOCK);
+}
+
+/*
+ * The same events with new presets: one CPC_KIOC_BIND without a release
+ * first, which the module serves with the same kernel counters (see
+ * cpc_set_rearm in kmod/cpc_ctx.c).  Not for clocks that notify
+ * overflow, which the module does not rebind in place: replaced without
+ * a release first, they lost overflow signals under timer storms
+ * (tests/hardening/test_stress.c), so they take the release and bind of
+ * a bind from scratch.  -EAGAIN: bind from scratch, which also reports
+ * any error properly.
+ */
+static int kmod_rearm(void *priv, const struct cpc_reqset *set)
+{
+	struct kmod_lwp *p = priv;
+	struct cpc_kbind kb;
+	int bad;
+
+	if (p->nreqs == 0 || p->tid != 0 || set->nreqs != p->nreqs)
+		return -EAGAIN;
+	for (unsigned i = 0; i < set->nreqs; i++)
+		if (clock_overflow(&set->req[i]))
+			return -EAGAIN;
+	if (fill_bind(&kb, set, 0, &bad) != 0)
+		return -EAGAIN;
+	return ioctl(kmod_fd, CPC_KIOC_BIND, &kb) == 0 ? 0 : -EAGAIN;
+}
+
 static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
     unsigned n, uint64_t *ontime_ns)
 {
@@ -252,6 +287,7 @@ const struct cpc_backend __cpc_kmod_backend = {
 	.bind = kmod_bind,
 	.sample = kmod_sample,
 	.release = kmod_release,
+	.rearm = kmod_rearm,
 	.is_overflow = kmod_is_overflow,
 	.freeze = kmod_freeze,
 	.frozen = kmod_frozen,

@@ -38,6 +38,8 @@ struct perf_lwp {
 	uint8_t nfd;		/* fd[0] leads the group; then members */
 	uint8_t nnotify;	/* separate notification events of clocks */
 	uint8_t nreqs;
+	/* The notifying leader's overflow disabled it (see pick_leader). */
+	uint8_t leader_fired;
 	uint8_t slot[CPC_MAX_REQS];	/* index into the group read, or SLOT_CLOCK */
 	uint32_t sampling;	/* bit i: fd[i] notifies overflow */
 	int fd[CPC_MAX_REQS + 1];
@@ -206,6 +208,20 @@ static int open_dummy_leader(const struct target *t, unsigned how)
 
 #define PAGE 4096
 
+#ifdef CPC_SYNTHETIC_PAGES
+/*
+ * Only in bench/synthbench, which compiles the library with this macro:
+ * user pages written by the benchmark, read with a stand-in for rdpmc,
+ * so that the syscall-free path can be measured on a machine without a
+ * PMU.  pages(nfd) returns nfd pages mapped with mmap (released here).
+ */
+unsigned char *(*__cpc_synth_pages)(unsigned nfd);
+cpc_rdpmc_fn __cpc_synth_rdpmc;
+#define RDPMC_FN __cpc_synth_rdpmc
+#else
+#define RDPMC_FN __cpc_rdpmc_insn
+#endif
+
 static void unmap_pages(struct perf_lwp *p)
 {
 	if (p->pages != NULL) {
@@ -225,9 +241,27 @@ static void perf_release(void *priv)
 		close(p->fd[--p->nfd]);
 }
 
-/* The request that leads the group: the first plain counting one, or -1. */
+/*
+ * The request that leads the group.  When exactly one request notifies
+ * overflow and it is not a clock, it leads: its overflow (a refresh limit
+ * of 1) disables it, and a disabled leader takes its whole group off the
+ * PMU, so the kernel itself stops every counter at the overflow, the
+ * freeze Solaris requires, with no system call; refreshing it restarts
+ * the group.  Otherwise the first plain counting request, or -1 (a dummy
+ * leader).
+ */
 static int pick_leader(const struct cpc_reqset *set, unsigned how)
 {
+	if (!(how & OPEN_NO_SAMPLING)) {
+		int lead = -1, nsampling = 0;
+		for (unsigned i = 0; i < set->nreqs; i++)
+			if (samples(&set->req[i])) {
+				nsampling++;
+				lead = is_clock(&set->req[i]) ? -2 : (int)i;
+			}
+		if (nsampling == 1 && lead >= 0)
+			return lead;
+	}
 	for (unsigned i = 0; i < set->nreqs; i++)
 		if (!is_clock(&set->req[i]) &&
 		    ((how & OPEN_NO_SAMPLING) || !samples(&set->req[i])))
@@ -276,6 +310,8 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 		p->offset[i] = r->preset;
 		if ((int)i == lead) {
 			p->slot[i] = 0;
+			if (sampling)
+				p->sampling |= 1;
 			continue;
 		}
 		if (is_clock(r)) {
@@ -357,6 +393,12 @@ static int rdpmc_usable(void)
 static void map_pages(struct perf_lwp *p, const struct cpc_reqset *set)
 {
 	int hardware = 0;
+#ifdef CPC_SYNTHETIC_PAGES
+	if (__cpc_synth_pages != NULL) {
+		p->pages = __cpc_synth_pages(p->nfd);
+		return;
+	}
+#endif
 	for (unsigned i = 0; i < set->nreqs; i++)
 		hardware |= set->req[i].sel.type != PERF_TYPE_SOFTWARE;
 	if (!hardware || !rdpmc_usable())
@@ -431,7 +473,7 @@ static int read_pages(const struct perf_lwp *p, struct group_read *gr)
 		if (s == SLOT_CLOCK)
 			continue;
 		pg = (const volatile void *)(p->pages + (size_t)s * PAGE);
-		if (__cpc_rdpmc_read(pg, __cpc_rdpmc_insn, &gr->values[s]) != 0)
+		if (__cpc_rdpmc_read(pg, RDPMC_FN, &gr->values[s]) != 0)
 			return -1;
 	}
 	pg = (const volatile void *)p->pages;
@@ -439,6 +481,35 @@ static int read_pages(const struct perf_lwp *p, struct group_read *gr)
 		return -1;
 	gr->time_running = gr->time_enabled;
 	gr->nr = p->nfd;
+	return 0;
+}
+
+/*
+ * Samples the first n requests through the user pages, straight into
+ * vals: 0, or -1 to use read().
+ */
+static int sample_pages(const struct perf_lwp *p, uint64_t *vals,
+    unsigned n, uint64_t *ontime_ns)
+{
+	const volatile struct perf_event_mmap_page *pg;
+	uint64_t enabled;
+
+	pg = (const volatile void *)p->pages;
+	if (__cpc_rdpmc_time_enabled(pg, read_tsc, &enabled) != 0)
+		return -1;
+	uint64_t ontime = enabled - p->time_base;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned s = p->slot[i];
+		uint64_t v = ontime;
+		if (s != SLOT_CLOCK) {
+			pg = (const volatile void *)(p->pages +
+			    (size_t)s * PAGE);
+			if (__cpc_rdpmc_read(pg, RDPMC_FN, &v) != 0)
+				return -1;
+		}
+		vals[i] = p->offset[i] + v;
+	}
+	*ontime_ns = ontime;
 	return 0;
 }
 
@@ -450,14 +521,8 @@ static int perf_sample(void *priv, uint64_t *vals, unsigned n,
 
 	if (p->nfd == 0 || n > p->nreqs)
 		return -EINVAL;
-	if (p->pages != NULL && read_pages(p, &gr) == 0) {
-		for (unsigned i = 0; i < n; i++)
-			vals[i] = p->offset[i] + (p->slot[i] == SLOT_CLOCK
-							 ? gr.time_enabled - p->time_base
-							 : gr.values[p->slot[i]]);
-		*ontime_ns = gr.time_enabled - p->time_base;
+	if (p->pages != NULL && sample_pages(p, vals, n, ontime_ns) == 0)
 		return 0;
-	}
 	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
 	/*
 	 * A pinned group the kernel could not schedule is put in error
@@ -497,6 +562,13 @@ static int perf_rearm(void *priv, const struct cpc_reqset *set)
 		if (was != samples(r))
 			return -EAGAIN;
 	}
+	/*
+	 * A notifying leader that has not overflowed still has its refresh
+	 * limit: a refresh would raise it to 2 (no freeze at the next
+	 * overflow).  Only a new group starts it again at 1.
+	 */
+	if ((p->sampling & 1) && !p->leader_fired)
+		return -EAGAIN;
 	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
 	if (got < (ssize_t)(3 * sizeof(uint64_t)) || gr.nr != p->nfd)
 		return -EAGAIN;
@@ -506,11 +578,24 @@ static int perf_rearm(void *priv, const struct cpc_reqset *set)
 		uint64_t raw = p->slot[i] == SLOT_CLOCK ? 0 : gr.values[p->slot[i]];
 		p->offset[i] = r->preset - raw;
 		if (samples(r) && p->slot[i] != SLOT_CLOCK) {
+			/*
+			 * Always, also for the same period: it makes perf
+			 * forget what the counter did past its overflow
+			 * before it stopped (a late interrupt, events before
+			 * the disable), so that the new period starts whole.
+			 */
 			uint64_t period = overflow_period(r->preset);
 			if (ioctl(p->fd[p->slot[i]], PERF_EVENT_IOC_PERIOD,
 				&period) != 0)
 				return -errno;
 		}
+	}
+	if (p->sampling & 1) {
+		/* Only the leader was stopped: its refresh restarts all. */
+		p->leader_fired = 0;
+		if (ioctl(p->fd[0], PERF_EVENT_IOC_REFRESH, 1) != 0)
+			return -errno;
+		return 0;
 	}
 	for (unsigned k = 0; k < p->nnotify; k++) {
 		uint64_t period =
@@ -536,8 +621,12 @@ static int perf_is_overflow(void *priv, const siginfo_t *si)
 	if (si->si_code != POLL_IN && si->si_code != POLL_HUP)
 		return 0;
 	for (unsigned i = 0; i < p->nfd; i++)
-		if ((p->sampling & (1u << i)) && si->si_fd == p->fd[i])
+		if ((p->sampling & (1u << i)) && si->si_fd == p->fd[i]) {
+			/* POLL_HUP: its refresh limit ran out, it is off. */
+			if (i == 0 && si->si_code == POLL_HUP)
+				p->leader_fired = 1;
 			return 1;
+		}
 	for (unsigned i = 0; i < p->nnotify; i++)
 		if (si->si_fd == p->notify[i])
 			return 1;
@@ -547,6 +636,9 @@ static int perf_is_overflow(void *priv, const siginfo_t *si)
 static void perf_freeze(void *priv)
 {
 	struct perf_lwp *p = priv;
+	/* The kernel stopped the group with its notifying leader. */
+	if (p->leader_fired && p->sampling == 1 && p->nnotify == 0)
+		return;
 	if (p->nfd > 0)
 		ioctl(p->fd[0], PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 	for (unsigned i = 0; i < p->nnotify; i++)

@@ -392,14 +392,16 @@ const void *__cpc_lwp_owner(void)
 	return lwp.bound ? lwp.owner : NULL;
 }
 
-int __cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
+int __cpc_lwp_sample(const void *owner, uint64_t *vals, unsigned n,
+    uint64_t *tsc)
 {
 	struct lwpctx *c = &lwp;
 
 	for (;;) {
 		unsigned g = c->gen;
 		atomic_signal_fence(memory_order_seq_cst);
-		if ((g & 1) || !c->bound || n > c->set.nreqs)
+		if ((g & 1) || !c->bound || n > c->set.nreqs ||
+		    (owner != NULL && c->owner != owner))
 			return -EINVAL;	/* odd: only a handler sees this */
 		int rc = 0;
 		uint64_t ns = 0;
@@ -485,7 +487,7 @@ int __cpc_lwp_restart(void)
 	uint64_t vals[CPC_MAX_REQS], ticks = c->stopped_tsc;
 	if (!c->bound)
 		return -EINVAL;
-	if (c->counting && __cpc_lwp_sample(vals, c->set.nreqs, &ticks) != 0)
+	if (c->counting && __cpc_lwp_sample(NULL, vals, c->set.nreqs, &ticks) != 0)
 		ticks = c->tsc_carry;
 	return resume(c, NULL, ticks);
 }
@@ -501,14 +503,14 @@ int __cpc_lwp_enable(int on)
 	if (on && c->counting &&
 	    (c->frozen || (c->be->frozen != NULL && c->be->frozen(c->priv)))) {
 		/* Unfreezes after an overflow: counting goes on from there. */
-		rc = __cpc_lwp_sample(vals, c->set.nreqs, &tsc);
+		rc = __cpc_lwp_sample(NULL, vals, c->set.nreqs, &tsc);
 		return rc != 0 ? rc : resume(c, vals, tsc);
 	}
 	if ((on != 0) == (c->counting != 0))
 		return -EINVAL;
 	if (on)
 		return resume(c, c->stopped, c->stopped_tsc);
-	rc = __cpc_lwp_sample(vals, c->set.nreqs, &tsc);
+	rc = __cpc_lwp_sample(NULL, vals, c->set.nreqs, &tsc);
 	if (rc != 0)
 		return rc;
 	begin_change(c);

@@ -60,10 +60,12 @@ const void *__cpc_lwp_owner(void);
 
 /*
  * Samples the n counts of the calling LWP's binding and its on-CPU time
- * since bind, converted to TSC ticks.  0, -EINVAL (nothing bound) or
- * -EAGAIN (context lost).
+ * since bind, converted to TSC ticks.  0, -EINVAL (nothing bound, or
+ * owner is not NULL and not the binding's owner tag) or -EAGAIN (context
+ * lost).
  */
-int __cpc_lwp_sample(uint64_t *vals, unsigned n, uint64_t *tsc);
+int __cpc_lwp_sample(const void *owner, uint64_t *vals, unsigned n,
+    uint64_t *tsc);
 
 /*
  * Samples the aggregate of the inheritance group the calling LWP owns

@@ -13,6 +13,13 @@
 /* The application's SIGEMT action, called by the library's handler. */
 static struct sigaction app_action;
 
+/*
+ * Set while the library's handler runs the application's: a bind from
+ * there (the usual rebind after an overflow) finds the library's handler
+ * installed without asking the kernel.
+ */
+static __thread int in_handler __attribute__((tls_model("initial-exec")));
+
 static void *interrupted_pc(const void *ucv)
 {
 	const ucontext_t *uc = ucv;
@@ -65,7 +72,9 @@ static void emt_handler(int sig, siginfo_t *si, void *uc)
 		info.si_signo = SIGEMT;
 		info.si_code = EMT_CPCOVF;
 		info.si_addr = interrupted_pc(uc);
+		in_handler++;
 		deliver(&info, uc);
+		in_handler--;
 		break;
 	}
 	case CPC_OVF_DUPLICATE:	/* Solaris posts one SIGEMT per freeze */
@@ -82,6 +91,13 @@ int __cpc_ovf_signal_arm(void)
 {
 	struct sigaction cur;
 
+	/*
+	 * Inside our handler, ours is the installed action (an application
+	 * that replaces it from its handler and rebinds there gets its own
+	 * action wrapped at its next bind outside the handler).
+	 */
+	if (in_handler > 0)
+		return 0;
 	if (sigaction(SIGEMT, NULL, &cur) != 0)
 		return -errno;
 	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == emt_handler)

@@ -45,18 +45,6 @@ void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
 static _Atomic uint64_t tsc_khz_cache;
 static _Atomic uint64_t ns_to_tsc_mult;	/* ticks per ns, 32.32 fixed point */
 
-/*
- * gethrtime() is CLOCK_MONOTONIC itself: the vDSO reads it from the TSC
- * with the kernel's own conversion (no system call where the clocksource
- * allows it), so it never drifts from the clock the man pages promise.
- */
-uint64_t __cpc_hrtime(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t ns_now_raw(void)
 {
 	struct timespec ts;

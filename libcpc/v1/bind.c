@@ -9,6 +9,7 @@
 
 #include "libcpc.h"
 #include "libcpc_group.h"
+#include "cpuinfo.h"
 #include "error.h"
 #include "lwpctx.h"
 #include "ovf_signal.h"
@@ -250,15 +251,15 @@ static int sample_v1(cpc_event_t *out)
 {
 	uint64_t vals[2], tsc = 0;
 
-	if (!v1_bound())
+	if (!v1.bound)
 		return __cpc_fail(EINVAL);
-	int rc = __cpc_lwp_sample(vals, 2, &tsc);
+	int rc = __cpc_lwp_sample(&v1_owner, vals, 2, &tsc);
 	if (rc != 0)
 		return __cpc_fail(-rc);
 	out->ce_cpuver = v1.ev.ce_cpuver;
 	out->ce_pes[0] = v1.ev.ce_pes[0];
 	out->ce_pes[1] = v1.ev.ce_pes[1];
-	out->ce_hrt = gethrtime();
+	out->ce_hrt = (hrtime_t)__cpc_hrtime();
 	out->ce_tsc = v1.tsc_base + tsc;
 	out->ce_pic[0] = vals[0];
 	out->ce_pic[1] = vals[1];

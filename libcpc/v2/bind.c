@@ -13,6 +13,7 @@
 #include "lwpctx.h"
 #include "ovf_signal.h"
 #include "pctxctx.h"
+#include "cpuinfo.h"
 #include "error.h"
 #include "v2.h"
 
@@ -121,9 +122,7 @@ static int sample_set(cpc_set_t *set, cpc_buf_t *buf)
 
 	switch (set->state) {
 	case V2_BOUND_LWP:
-		if (__cpc_lwp_owner() != set)
-			return -EINVAL;
-		rc = __cpc_lwp_sample(buf->vals, n, &tick);
+		rc = __cpc_lwp_sample(set, buf->vals, n, &tick);
 		break;
 	case V2_BOUND_CPU:
 		rc = __cpc_cpu_sample(set->bound_cpu, buf->vals, n, &tick);
@@ -136,7 +135,7 @@ static int sample_set(cpc_set_t *set, cpc_buf_t *buf)
 	}
 	if (rc != 0)
 		return rc;
-	buf->hrtime = gethrtime();
+	buf->hrtime = (hrtime_t)__cpc_hrtime();
 	buf->tick = tick;
 	return 0;
 }

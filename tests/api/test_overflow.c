@@ -117,6 +117,38 @@ START_TEST(one_signal_then_frozen)
 }
 END_TEST
 
+/*
+ * The notifying counter leads its group, whose other counters the kernel
+ * stops with it: a counting (not clock) member must stay frozen too,
+ * and a rebind from the handler must restart both.
+ */
+START_TEST(overflow_freezes_counting_members)
+{
+	cpc_event_t a, b;
+	bind_emt("pic0=page-faults,pic1=minor-faults", PRESET_1000, 0,
+	    CPC_BIND_EMT_OVF);
+	touch_fresh_pages(3000);
+	ck_assert_int_eq(sig_count, 1);
+	ck_assert_int_eq(cpc_take_sample(&a), 0);
+	ck_assert_uint_ge(a.ce_pic[1], 900);
+	touch_fresh_pages(3000);
+	ck_assert_int_eq(cpc_take_sample(&b), 0);
+	ck_assert_uint_eq(b.ce_pic[0], a.ce_pic[0]);
+	ck_assert_uint_eq(b.ce_pic[1], a.ce_pic[1]);
+	/* Rebound in place with new presets: both count again. */
+	b.ce_pic[0] = PRESET_1000;
+	b.ce_pic[1] = 0;
+	ck_assert_int_eq(cpc_bind_event(&b, CPC_BIND_EMT_OVF), 0);
+	touch_fresh_pages(500);
+	ck_assert_int_eq(cpc_take_sample(&a), 0);
+	ck_assert_uint_ge(a.ce_pic[0], PRESET_1000 + 500);
+	ck_assert_uint_ge(a.ce_pic[1], 500);
+	ck_assert_int_eq(sig_count, 1);
+	touch_fresh_pages(1000);
+	ck_assert_int_eq(sig_count, 2);
+}
+END_TEST
+
 START_TEST(timer_driven_overflow)
 {
 	/* task-clock: one overflow per millisecond of CPU time. */
@@ -348,6 +380,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, rebinding_handler_gets_every_overflow);
 	tcase_add_test(tc, one_signal_then_frozen);
+	tcase_add_test(tc, overflow_freezes_counting_members);
 	tcase_add_test(tc, timer_driven_overflow);
 	tcase_add_test(tc, signal_goes_to_the_overflowing_thread);
 	tcase_add_test(tc, int_bits_choose_the_signalling_counter);

@@ -7,9 +7,11 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -126,6 +128,46 @@ START_TEST(v1_fast_paths_do_not_allocate)
 	expect_no_allocation("cpc_bind_event (CPC_BIND_LWP_INHERIT)");
 	ck_assert_int_eq(cpc_take_sample(&s), 0);
 	ck_assert_int_eq(cpc_rele(), 0);
+}
+END_TEST
+
+/* The overflow cycle: SIGEMT, a sample and a rebind in the handler. */
+static volatile int ovf_signals;
+
+static void rebind_on_overflow(int sig, siginfo_t *si, void *uc)
+{
+	cpc_event_t ev;
+	(void)sig, (void)si, (void)uc;
+	if (cpc_take_sample(&ev) == 0) {
+		ev.ce_pic[0] = UINT64_MAX;	/* again at the next event */
+		cpc_bind_event(&ev, CPC_BIND_EMT_OVF);
+	}
+	ovf_signals++;
+}
+
+START_TEST(overflow_cycle_does_not_allocate)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = rebind_on_overflow;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	ck_assert_int_eq(sigaction(SIGEMT, &sa, &old), 0);
+	cpc_event_t ev = make_event("pic0=page-faults,pic1=minor-faults,int0");
+	ev.ce_pic[0] = UINT64_MAX;
+	ck_assert_int_eq(cpc_bind_event(&ev, CPC_BIND_EMT_OVF), 0);
+	const size_t pages = 200, pg = 4096;
+	char *p = mmap(NULL, pages * pg, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ovf_signals = 0;
+	alloc_arm(-1, 0);
+	for (size_t i = 0; i < pages; i++)
+		p[i * pg] = 1;
+	expect_no_allocation("overflow cycle (SIGEMT, sample, rebind)");
+	ck_assert_int_ge(ovf_signals, (int)pages / 2);
+	munmap(p, pages * pg);
+	ck_assert_int_eq(cpc_rele(), 0);
+	sigaction(SIGEMT, &old, NULL);
 }
 END_TEST
 
@@ -623,6 +665,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, v1_fast_paths_do_not_allocate);
 	tcase_add_test(tc, v2_fast_paths_do_not_allocate);
+	tcase_add_test(tc, overflow_cycle_does_not_allocate);
 	tcase_add_test(tc, strtoevent_out_of_memory);
 	tcase_add_test(tc, eventtostr_out_of_memory);
 	tcase_add_test(tc, open_out_of_memory);

@@ -395,6 +395,52 @@ static void test_presets(void)
 	      "reads its preset (%llu)", (unsigned long long)s.vals[2]);
 }
 
+/*
+ * A rebind of the same events keeps their kernel counters: the counts
+ * start again at the new presets and the on-CPU time at zero; other
+ * events or modes get new counters.
+ */
+static void test_rebind_in_place(void)
+{
+	struct cpc_kreq r[2] = {
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+		PAGE_FAULTS(CPC_KREQ_USER, 0),
+	};
+	struct cpc_ksample s;
+	int err;
+
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	spin_ms(30);
+	touch_pages(100);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(err == 0 && s.ontime_ns >= 20000000 && s.vals[1] >= 100,
+	      "before the rebind: %llu ns on CPU, %llu faults",
+	      (unsigned long long)s.ontime_ns, (unsigned long long)s.vals[1]);
+	r[0].preset = 1000;
+	r[1].preset = 5000;
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(err == 0 && s.ontime_ns < 10000000 && s.vals[0] >= 1000 &&
+	      s.vals[0] < 1000 + 10000000 && s.vals[1] >= 5000 &&
+	      s.vals[1] < 5000 + 50, "rebind of the same events: presets "
+	      "and on-CPU time start again (%llu ns, %llu, %llu)",
+	      (unsigned long long)s.ontime_ns, (unsigned long long)s.vals[0],
+	      (unsigned long long)s.vals[1]);
+	touch_pages(100);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(s.vals[1] >= 5100 && s.flags == 0,
+	      "and they count on (%llu faults)", (unsigned long long)s.vals[1]);
+	/* An overflow request: new counters, from their presets. */
+	r[1] = PAGE_FAULTS(CPC_KREQ_USER | CPC_KREQ_OVF_EMT, -100000ull);
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(err == 0 && s.vals[1] >= -100000ull &&
+	      s.vals[1] < -100000ull + 1000,
+	      "rebind with other overflow requests starts at the preset "
+	      "(%llu)", (unsigned long long)s.vals[1]);
+	target(fd, CPC_KIOC_RELE, 0);
+}
+
 /* ---- overflow ---------------------------------------------------- */
 
 static volatile int ovf_count, ovf_code, ovf_rebind_err;
@@ -1636,6 +1682,7 @@ int main(int argc, char **argv)
 		RUN(test_info);
 		RUN(test_counting);
 		RUN(test_presets);
+		RUN(test_rebind_in_place);
 		RUN(test_overflow);
 		RUN(test_frozen_restart);
 		RUN(test_group);

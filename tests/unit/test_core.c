@@ -53,7 +53,7 @@ static int bind_set(const struct cpc_reqset *s, unsigned bflags,
 static void expect_counts(uint64_t v0, uint64_t v1)
 {
 	uint64_t v[2], tsc;
-	ck_assert_int_eq(__cpc_lwp_sample(v, 2, &tsc), 0);
+	ck_assert_int_eq(__cpc_lwp_sample(NULL, v, 2, &tsc), 0);
 	ck_assert_uint_eq(v[0], v0);
 	ck_assert_uint_eq(v[1], v1);
 }
@@ -75,12 +75,18 @@ START_TEST(bind_sample_release)
 	fake_events[0] = 5;
 	fake_events[1] = 7;
 	expect_counts(15, 27);
+	/* Sampling as the binding's owner, and as another: refused. */
+	uint64_t w[2];
+	static const char other;
+	ck_assert_int_eq(__cpc_lwp_sample(TAG, w, 2, NULL), 0);
+	ck_assert_uint_eq(w[0], 15);
+	ck_assert_int_eq(__cpc_lwp_sample(&other, w, 2, NULL), -EINVAL);
 	ck_assert_int_eq(__cpc_lwp_release(), 0);
 	ck_assert_int_eq(fake.releases, 1);
 	ck_assert_int_eq(__cpc_lwp_is_bound(), 0);
 	ck_assert_ptr_null(__cpc_lwp_owner());
 	uint64_t v[2];
-	ck_assert_int_eq(__cpc_lwp_sample(v, 2, NULL), -EINVAL);
+	ck_assert_int_eq(__cpc_lwp_sample(NULL, v, 2, NULL), -EINVAL);
 	ck_assert_int_eq(__cpc_lwp_release(), -EINVAL);
 	ck_assert_int_eq(fake.releases, 1);
 }
@@ -454,7 +460,7 @@ static void *adopting_thread(void *arg)
 	r.classified = __cpc_lwp_overflow(&si);
 	fake_events[0] += 1000;	/* frozen: not counted */
 	uint64_t v[2];
-	__cpc_lwp_sample(v, 2, NULL);
+	__cpc_lwp_sample(NULL, v, 2, NULL);
 	r.v0 = v[0];
 	r.v1 = v[1];
 	return &r;
