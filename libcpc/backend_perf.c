@@ -386,51 +386,18 @@ int cpc_perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
 	return open_set(priv, set, &t, OPEN_NO_SAMPLING, bad);
 }
 
-/*
- * The thread's enabled time from a user page: the page's time_enabled
- * plus the TSC time since the kernel last wrote it.  0, or -1.
- */
-static int page_enabled_time(const volatile struct perf_event_mmap_page *pg,
-    uint64_t *enabled)
+static uint64_t read_tsc(void)
 {
-	uint32_t seq;
-	uint64_t value;
-	do {
-		seq = pg->lock;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (!pg->cap_user_time)
-			return -1;
-		uint64_t cyc = cpc_rdtsc();
-		uint16_t shift = pg->time_shift;
-		uint32_t mult = pg->time_mult;
-		uint64_t quot = cyc >> shift;
-		uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
-		value = pg->time_enabled + pg->time_offset + quot * mult +
-		    ((rem * mult) >> shift);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	} while (pg->lock != seq);
-	*enabled = value;
-	return 0;
+	return cpc_rdtsc();
 }
 
 /* Reads the group without a system call: 0, or -1 to use read(). */
 static int read_pages(const struct perf_lwp *p, struct group_read *gr)
 {
-	const volatile struct perf_event_mmap_page *pg;
-	for (unsigned i = 0; i < p->nreqs; i++) {
-		unsigned s = p->slot[i];
-		if (s == SLOT_CLOCK)
-			continue;
-		pg = (const volatile void *)(p->pages + (size_t)s * PAGE);
-		if (cpc_rdpmc_read(pg, cpc_rdpmc_insn, &gr->values[s]) != 0)
-			return -1;
-	}
-	pg = (const volatile void *)p->pages;
-	if (page_enabled_time(pg, &gr->time_enabled) != 0)
-		return -1;
-	gr->time_running = gr->time_enabled;
-	gr->nr = p->nfd;
-	return 0;
+	const struct cpc_group_pages g = { p->pages, PAGE, p->nfd, p->nreqs,
+		p->slot, SLOT_CLOCK };
+	return cpc_read_group_pages(&g, cpc_rdpmc_insn, read_tsc, &gr->nr,
+	    &gr->time_enabled, &gr->time_running, gr->values);
 }
 
 static int perf_sample(void *priv, uint64_t *vals, unsigned n,

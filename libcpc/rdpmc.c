@@ -37,3 +37,49 @@ int cpc_rdpmc_read(const volatile struct perf_event_mmap_page *pg,
 	*count = value;
 	return 0;
 }
+
+int cpc_page_enabled_time(const volatile struct perf_event_mmap_page *pg,
+    cpc_tsc_fn tsc, uint64_t *enabled)
+{
+	uint32_t seq;
+	uint64_t value;
+	do {
+		seq = pg->lock;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!pg->cap_user_time)
+			return -1;
+		uint64_t cyc = tsc();
+		uint16_t shift = pg->time_shift;
+		uint32_t mult = pg->time_mult;
+		uint64_t quot = cyc >> shift;
+		uint64_t rem = cyc & (((uint64_t)1 << shift) - 1);
+		value = pg->time_enabled + pg->time_offset + quot * mult +
+		    ((rem * mult) >> shift);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while (pg->lock != seq);
+	*enabled = value;
+	return 0;
+}
+
+int cpc_read_group_pages(const struct cpc_group_pages *g, cpc_rdpmc_fn rdpmc,
+    cpc_tsc_fn tsc, uint64_t *nr, uint64_t *enabled, uint64_t *running,
+    uint64_t *values)
+{
+	const volatile struct perf_event_mmap_page *pg;
+	for (unsigned i = 0; i < g->nreqs; i++) {
+		unsigned s = g->slot[i];
+		if (s == g->skip_slot)
+			continue;
+		if (s >= g->nfd)
+			return -1;
+		pg = (const volatile void *)(g->base + (size_t)s * g->page_size);
+		if (cpc_rdpmc_read(pg, rdpmc, &values[s]) != 0)
+			return -1;
+	}
+	pg = (const volatile void *)g->base;
+	if (cpc_page_enabled_time(pg, tsc, enabled) != 0)
+		return -1;
+	*running = *enabled;
+	*nr = g->nfd;
+	return 0;
+}

@@ -102,6 +102,120 @@ START_TEST(retries_while_the_page_changes)
 }
 END_TEST
 
+/* Enabled time from a page: time_enabled + time_offset + TSC converted. */
+static uint64_t fake_tsc_value;
+static int tsc_reads;
+
+static uint64_t fake_tsc(void)
+{
+	tsc_reads++;
+	if (changes_left > 0) {
+		changes_left--;
+		page.lock += 2;
+		page.time_enabled += 500;
+	}
+	return fake_tsc_value;
+}
+
+START_TEST(enabled_time_from_the_page)
+{
+	uint64_t t = 99;
+	tsc_reads = 0;
+	page.cap_user_time = 0;
+	ck_assert_int_eq(cpc_page_enabled_time(&page, fake_tsc, &t), -1);
+	ck_assert_uint_eq(t, 99);
+	page.cap_user_time = 1;
+	/* ns = cyc * mult >> shift, split so that it cannot overflow. */
+	page.time_enabled = 1000000;
+	page.time_offset = (uint64_t)-400000;	/* negative: u64 wraps */
+	page.time_shift = 10;
+	page.time_mult = 3 << 9;		/* 1.5 ns per cycle */
+	fake_tsc_value = 2000;
+	ck_assert_int_eq(cpc_page_enabled_time(&page, fake_tsc, &t), 0);
+	ck_assert_uint_eq(t, 1000000 - 400000 + 3000);
+	/* A remainder below 2^shift: 2047 cycles are 3070.5 ns, floor. */
+	fake_tsc_value = 2047;
+	ck_assert_int_eq(cpc_page_enabled_time(&page, fake_tsc, &t), 0);
+	ck_assert_uint_eq(t, 600000 + 3070);
+	/* Large TSC values: quot * mult + (rem * mult >> shift), exactly. */
+	page.time_shift = 31;
+	page.time_mult = 0x8000000;		/* 1/16 ns per cycle */
+	page.time_offset = 0;
+	page.time_enabled = 0;
+	fake_tsc_value = (1ULL << 60) + (1ULL << 31) - 16;
+	ck_assert_int_eq(cpc_page_enabled_time(&page, fake_tsc, &t), 0);
+	ck_assert_uint_eq(t, (1ULL << 56) + (1ULL << 27) - 1);
+	/* Retried while the kernel rewrites the page. */
+	page.time_shift = 0;
+	page.time_mult = 1;
+	fake_tsc_value = 5;
+	changes_left = 2;
+	tsc_reads = 0;
+	ck_assert_int_eq(cpc_page_enabled_time(&page, fake_tsc, &t), 0);
+	ck_assert_int_eq(tsc_reads, 3);
+	ck_assert_uint_eq(t, 1000 + 5);
+}
+END_TEST
+
+/* A group of three fds and four requests, one of them a clock. */
+#define PG 4096
+static _Alignas(4096) unsigned char pages[3 * PG];
+static uint64_t per_index[8];	/* what rdpmc returns per counter */
+
+static uint64_t indexed_rdpmc(uint32_t idx)
+{
+	return per_index[idx];
+}
+
+static struct perf_event_mmap_page *group_page(int i)
+{
+	return (struct perf_event_mmap_page *)(pages + (size_t)i * PG);
+}
+
+START_TEST(group_read_through_pages)
+{
+	static const uint8_t slot[4] = { 0, 0xff, 2, 1 };
+	const struct cpc_group_pages g = { pages, PG, 3, 4, slot, 0xff };
+	uint64_t nr = 0, enabled = 0, running = 0, values[4] = { 0 };
+
+	memset(pages, 0, sizeof(pages));
+	for (int i = 0; i < 3; i++) {
+		struct perf_event_mmap_page *p = group_page(i);
+		p->cap_user_rdpmc = 1;
+		p->cap_user_time = 1;
+		p->pmc_width = 48;
+		p->index = (uint32_t)(i + 1);	/* counter i */
+		p->offset = 1000 * (i + 1);
+		p->time_mult = 1;
+		per_index[i] = 10 + (uint64_t)i;
+	}
+	/* Page 0 gives the group's time; the others' times are ignored. */
+	group_page(0)->time_enabled = 7000;
+	group_page(1)->time_enabled = 1;
+	group_page(2)->time_enabled = 2;
+	fake_tsc_value = 30;
+	ck_assert_int_eq(cpc_read_group_pages(&g, indexed_rdpmc, fake_tsc, &nr,
+			     &enabled, &running, values), 0);
+	ck_assert_uint_eq(nr, 3);
+	ck_assert_uint_eq(enabled, 7030);
+	ck_assert_uint_eq(running, 7030);
+	ck_assert_uint_eq(values[0], 1000 + 10);
+	ck_assert_uint_eq(values[1], 2000 + 11);
+	ck_assert_uint_eq(values[2], 3000 + 12);
+	ck_assert_uint_eq(values[3], 0);	/* no fd 3: untouched */
+
+	/* One event off its counter: the whole read falls back. */
+	group_page(2)->index = 0;
+	ck_assert_int_eq(cpc_read_group_pages(&g, indexed_rdpmc, fake_tsc, &nr,
+			     &enabled, &running, values), -1);
+	group_page(2)->index = 3;
+	/* No TSC time on the leader's page: the same. */
+	group_page(0)->cap_user_time = 0;
+	ck_assert_int_eq(cpc_read_group_pages(&g, indexed_rdpmc, fake_tsc, &nr,
+			     &enabled, &running, values), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rdpmc");
@@ -110,6 +224,8 @@ int main(void)
 	tcase_add_test(tc, falls_back_without_rdpmc);
 	tcase_add_test(tc, index_offset_and_width);
 	tcase_add_test(tc, retries_while_the_page_changes);
+	tcase_add_test(tc, enabled_time_from_the_page);
+	tcase_add_test(tc, group_read_through_pages);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
