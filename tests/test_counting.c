@@ -53,14 +53,23 @@ static void teardown(void)
  * Can this process count in system mode?  Not as an ordinary user when
  * perf_event_paranoid >= 2, nor through the kernel module's default.
  */
+/*
+ * May this process count in system mode?  Decided from the environment
+ * (what perf_event_open(2) grants), never by asking the library under
+ * test: root, or perf_event_paranoid < 2.
+ */
 static int system_mode_allowed(void)
 {
-	cpc_event_t ev;
-	if (cpc_strtoevent(cpc_getcpuver(), "page-faults,page-faults,sys",
-		&ev) != 0 || cpc_bind_event(&ev, 0) != 0)
-		return 0;
-	cpc_rele();
-	return 1;
+	if (geteuid() == 0)
+		return 1;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int level = 2;
+	if (f != NULL) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level < 2;
 }
 
 static int has_hw_pmu(void)
