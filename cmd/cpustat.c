@@ -45,6 +45,16 @@ struct cpu_thread {
 
 static cpc_t *cpc;
 static struct cmd_setgrp grp;
+
+/* The per-CPU records (their buffers go with the handle). */
+static void free_cpus(struct cpu_thread *cts, int ncpu)
+{
+	for (int k = 0; k < ncpu; k++) {
+		free(cts[k].total);
+		free(cts[k].hasdata);
+	}
+	free(cts);
+}
 static hrtime_t start;
 static struct timespec start_mono;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -410,10 +420,13 @@ int main(int argc, char **argv)
 
 	/* Privilege: try the first processor before anything is printed. */
 	cpc_set_t *probe = cmd_set_new(cpc, &grp.sets[0]);
-	if (probe == NULL)
+	if (probe == NULL) {
+		free_cpus(cts, ncpu);
 		return 1;
+	}
 	if (cpc_bind_cpu(cpc, cts[0].cpu, probe, 0) != 0) {
 		cpu_error(cts[0].cpu, errno);
+		free_cpus(cts, ncpu);
 		return 1;
 	}
 	cpc_set_destroy(cpc, probe);
@@ -439,8 +452,10 @@ int main(int argc, char **argv)
 	for (int k = 0; k < ncpu; k++) {
 		cts[k].total = calloc((size_t)grp.nsets, sizeof(cpc_buf_t *));
 		cts[k].hasdata = calloc((size_t)grp.nsets, sizeof(int));
-		if (cts[k].total == NULL || cts[k].hasdata == NULL)
+		if (cts[k].total == NULL || cts[k].hasdata == NULL) {
+			free_cpus(cts, ncpu);
 			return 1;
+		}
 		for (int i = 0; i < grp.nsets; i++) {
 			cts[k].total[i] = cpc_buf_create(cpc,
 			    grp.sets[i].proto);
@@ -475,6 +490,7 @@ int main(int argc, char **argv)
 			print_sample(started, "total", sum, i, 0);
 		cpc_buf_destroy(cpc, sum);
 	}
+	free_cpus(cts, ncpu);
 	cpc_close(cpc);
 	return failed ? 1 : 0;
 }

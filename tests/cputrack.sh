@@ -100,6 +100,9 @@ expect_grep csv-row "$tmp/out" '^[0-9]+\.[0-9]{3},[0-9]+,[0-9]+,tick,[0-9]+,"tas
 expect_grep csv-exit "$tmp/out" '^[0-9.]+,[0-9]+,[0-9]+,exit,[0-9]+,context-switches,[0-9]+,'
 awk -F, 'NR == 1 { n = NF } NR > 1 && !/"/ && NF != n { bad = 1 }
 	END { exit bad }' "$tmp/out" && ok || bad csv-fields "rows differ from the header"
+# The tsc column: the ticks of the LWP's on-CPU time, growing with it.
+awk -F, '$4 == "tick" || $4 == "exit" { n++; if ($5 <= 0) bad = 1 }
+	END { exit bad || n == 0 }' "$tmp/out" && ok || bad csv-tsc "tsc column not positive"
 
 # --- -p: capture a running process
 "$target" sleep 1500 spin 100 exit 0 &

@@ -1,9 +1,8 @@
 /*
- * Library issues that the hardening tests found and reported, but that
- * are not fixed yet.  By default such a failure is a note on stderr
- * ("known issue: ..."), so that "make check" stays green while the fix is
- * pending; with LIBCPC_TEST_KNOWN_BUGS=1 it fails the test.  Crashes and
- * failures of any other kind always fail.  RELIABILITY.md lists them.
+ * known_issue(failed, fmt, ...): the checks of the hardening tests for
+ * library issues they once found (RELIABILITY.md lists them, all fixed
+ * now).  A failure fails the test, with the message; there is no
+ * warning-only mode.
  */
 #ifndef TESTS_KNOWN_ISSUES_H
 #define TESTS_KNOWN_ISSUES_H
@@ -14,10 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Every issue these tests found is fixed now: a failure of such a check
- * fails the test (LIBCPC_TEST_KNOWN_BUGS is no longer needed).
- */
 __attribute__((format(printf, 2, 3)))
 static inline void known_issue(int failed, const char *fmt, ...)
 {

@@ -75,8 +75,14 @@ START_TEST(each_lwp_counts_itself_from_zero)
 	pthread_t t[4];
 	cpc_event_t a;
 
-	bind_spec("pic0=task-clock,pic1=page-faults", CPC_BIND_LWP_INHERIT);
-	burn_cpu_ns(200000000);	/* the parent's counts must not leak */
+	/* The parent's presets and counts must not leak into new LWPs. */
+	cpc_event_t ev;
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(),
+			     "pic0=task-clock,pic1=page-faults", &ev), 0);
+	ev.ce_pic[0] = 1ULL << 40;
+	ev.ce_pic[1] = 1ULL << 30;
+	ck_assert_int_eq(cpc_bind_event(&ev, CPC_BIND_LWP_INHERIT), 0);
+	burn_cpu_ns(200000000);
 	touch_fresh_pages(3000);
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < 4; i++) {
@@ -105,10 +111,10 @@ START_TEST(each_lwp_counts_itself_from_zero)
 		    (unsigned long long)faults, w[i].pages);
 		ck_assert_int_eq(w[i].last.ce_cpuver, cpc_getcpuver());
 	}
-	/* The parent still has its own context. */
+	/* The parent still has its own context, from its presets. */
 	ck_assert_int_eq(cpc_take_sample(&a), 0);
-	ck_assert_uint_ge(a.ce_pic[0], 200000000);
-	ck_assert_uint_ge(a.ce_pic[1], 3000);
+	ck_assert_uint_ge(a.ce_pic[0], (1ULL << 40) + 200000000);
+	ck_assert_uint_ge(a.ce_pic[1], (1ULL << 30) + 3000);
 }
 END_TEST
 

@@ -289,16 +289,11 @@ static void install(void (*fn)(int, siginfo_t *, void *))
 
 /*
  * What a storm must leave behind: no descriptor, no failure in the
- * handler.  Known library issues (reported), that make the library's
- * overflow notification reach the application while the library is in
- * the middle of a rebind:
- *  - it is passed on raw, with the kernel's si_code: POLL_HUP (a
- *    "stray" here), or POLL_IN, which equals EMT_CPCOVF, so the
- *    application cannot tell it from a real overflow;
- *  - the handler's library calls then run nested inside the interrupted
- *    rebind: samples, presets and restarts fail with EINVAL, and a
- *    handler that rebinds while the interrupted rebind opens new counters
- *    leaks perf_event descriptors (overflow_timer_storm_full_rebinds).
+ * handler, and no overflow notification of the kernel reaching the
+ * application raw.  (The library once let a notification that arrived
+ * in the middle of a rebind through, with the kernel's si_code, and the
+ * handler's calls then failed with EINVAL or leaked descriptors; fixed,
+ * see RELIABILITY.md.)
  */
 static void check_storm_issues(int fds0)
 {
@@ -542,12 +537,9 @@ START_TEST(fork_storm_while_bound)
 END_TEST
 
 /*
- * Forks from several bound threads at once.  Known library issue: the
- * atfork handler releases only the forking thread's binding, so a child
- * also holds the perf_event descriptors of the parent's other bound
- * threads (they keep those threads' events alive until it exits or
- * execs).  LIBCPC_TEST_KNOWN_BUGS=1 makes this test demand that the
- * child holds none.
+ * Forks from several bound threads at once: every child must hold no
+ * perf_event descriptor of any of the parent's bound threads (the
+ * atfork handler once released only the forking thread's binding).
  */
 static void *forking_thread(void *arg)
 {
