@@ -25,10 +25,7 @@
 #include "strtoset.h"
 
 static struct {
-	int notitle;
-	int tsc;
 	int soak;
-	int csv;
 	char timestamp;		/* 'u', 'd' or 0 */
 	double period;		/* seconds, 0: none */
 	int64_t interval_ms;
@@ -79,11 +76,6 @@ static void usage(FILE *fp)
 	    cmd_prog, CPC_TICKREG_NAME);
 }
 
-static void usage_error(void)
-{
-	usage(stderr);
-	exit(2);
-}
 
 static void emit(struct cmd_line *l)
 {
@@ -106,7 +98,7 @@ static void timestamp(struct cmd_line *l)
 {
 	time_t now = time(NULL);
 	if (opts.timestamp == 'u') {
-		if (opts.csv)
+		if (cmd_opts.csv)
 			cmd_line_add(l, "%ld", (long)now);
 		else
 			cmd_line_add(l, "%ld\n", (long)now);
@@ -115,7 +107,7 @@ static void timestamp(struct cmd_line *l)
 		struct tm tm;
 		localtime_r(&now, &tm);
 		strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Z %Y", &tm);
-		if (opts.csv)
+		if (cmd_opts.csv)
 			cmd_line_csv(l, date);
 		else
 			cmd_line_add(l, "%s\n", date);
@@ -126,7 +118,7 @@ static void print_title(void)
 {
 	struct cmd_line l;
 	cmd_line_init(&l);
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		if (opts.timestamp)
 			cmd_line_csv(&l, "timestamp");
 		const char *cols[] = { "time", "cpu", "event", "tsc", "set" };
@@ -135,7 +127,7 @@ static void print_title(void)
 		cmd_line_csv_pics(&l, cpc_npic(cpc));
 	} else {
 		cmd_line_add(&l, "%7s %3s %5s ", "time", "cpu", "event");
-		if (opts.tsc)
+		if (cmd_opts.tsc)
 			cmd_line_add(&l, "%9s ", CPC_TICKREG_NAME);
 		cmd_line_header(&l, &grp.sets[0]);
 	}
@@ -153,7 +145,7 @@ static void print_sample(int cpu, const char *label, cpc_buf_t *buf, int i,
 	cmd_line_init(&l);
 	if (stamp)
 		timestamp(&l);
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		char f[32];
 		snprintf(f, sizeof(f), "%.3f", t);
 		cmd_line_csv(&l, f);
@@ -167,7 +159,7 @@ static void print_sample(int cpu, const char *label, cpc_buf_t *buf, int i,
 		cmd_line_add(&l, "\n");
 	} else {
 		cmd_line_add(&l, "%7.3f %3d %5s ", t, cpu, label);
-		if (opts.tsc)
+		if (cmd_opts.tsc)
 			cmd_line_add(&l, "%9" PRId64 " ",
 			    (int64_t)cpc_buf_tick(cpc, buf));
 		cmd_line_values(&l, cpc, buf, s);
@@ -317,41 +309,16 @@ static int parse_seconds(const char *s, double *out)
 	return (end == s || *end != '\0' || errno != 0) ? -1 : 0;
 }
 
-int main(int argc, char **argv)
+/* ------------------------------------------------------------ parse */
+
+/* The options and operands; exits with the usage on a mistake. */
+static void parse(int argc, char **argv)
 {
 	int errors = 0, c;
-
-	cmd_prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	cpc = cpc_open(CPC_VER_CURRENT);
-	if (cpc == NULL) {
-		fprintf(stderr, "%s: cannot access performance counters - %s\n",
-		    cmd_prog, strerror(errno));
-		return 1;
-	}
-	cpc_seterrhndlr(cpc, cmd_errfn);
-	strtoset_handler(cmd_errfn);
 
 	while (errors == 0 &&
 	    (c = getopt(argc, argv, "+Dc:hntT:sp:O:")) != -1) {
 		switch (c) {
-		case 'D':
-			cmd_debug = 1;
-			break;
-		case 'c':
-			if (cmd_setgrp_add(cpc, &grp, optarg) != 0)
-				errors++;
-			break;
-		case 'h':
-			usage(stdout);
-			printf("\n");
-			cmd_print_capabilities(cpc, stdout);
-			return 0;
-		case 'n':
-			opts.notitle = 1;
-			break;
-		case 't':
-			opts.tsc = 1;
-			break;
 		case 'T':
 			if (strcmp(optarg, "u") == 0 ||
 			    strcmp(optarg, "d") == 0)
@@ -367,16 +334,10 @@ int main(int argc, char **argv)
 			    opts.period < 0)
 				errors++;
 			break;
-		case 'O':
-			if (strcmp(optarg, "csv") == 0)
-				opts.csv = 1;
-			else if (strcmp(optarg, "text") == 0)
-				opts.csv = 0;
-			else
-				errors++;
-			break;
 		default:
-			errors++;
+			if (!cmd_common_option(cpc, &grp, c, optarg, usage,
+				&errors))
+				errors++;
 			break;
 		}
 	}
@@ -399,19 +360,28 @@ int main(int argc, char **argv)
 		optind++;
 	}
 	if (errors > 0 || optind < argc || grp.nsets == 0)
-		usage_error();
+		cmd_usage_error(usage);
+}
 
-	/* The processors this process may run on. */
+/* ------------------------------------------------------------ set up */
+
+/*
+ * One thread state per processor this process may run on, once binding
+ * on the first one worked (privilege); starts the soakers.  NULL when it
+ * cannot go on (reported).
+ */
+static struct cpu_thread *setup(int *ncpu_out)
+{
 	cpu_set_t mask;
 	if (sched_getaffinity(0, sizeof(mask), &mask) != 0) {
 		fprintf(stderr, "%s: cannot list processors: %s\n", cmd_prog,
 		    strerror(errno));
-		return 1;
+		return NULL;
 	}
 	int ncpu = CPU_COUNT(&mask), maxcpu = 0;
 	struct cpu_thread *cts = calloc((size_t)ncpu, sizeof(*cts));
 	if (cts == NULL)
-		return 1;
+		return NULL;
 	for (int cpu = 0, k = 0; cpu < CPU_SETSIZE && k < ncpu; cpu++)
 		if (CPU_ISSET(cpu, &mask)) {
 			cts[k++].cpu = cpu;
@@ -422,12 +392,12 @@ int main(int argc, char **argv)
 	cpc_set_t *probe = cmd_set_new(cpc, &grp.sets[0]);
 	if (probe == NULL) {
 		free_cpus(cts, ncpu);
-		return 1;
+		return NULL;
 	}
 	if (cpc_bind_cpu(cpc, cts[0].cpu, probe, 0) != 0) {
 		cpu_error(cts[0].cpu, errno);
 		free_cpus(cts, ncpu);
-		return 1;
+		return NULL;
 	}
 	cpc_set_destroy(cpc, probe);
 
@@ -443,8 +413,20 @@ int main(int argc, char **argv)
 			pthread_detach(t);
 		}
 	}
+	*ncpu_out = ncpu;
+	return cts;
+}
 
-	if (!opts.notitle)
+/* ------------------------------------------------------------ run */
+
+/*
+ * Prints the title and runs one sampling thread per processor until they
+ * end.  Returns the number of threads started, or -1 when out of memory;
+ * *failed is set when a processor failed.
+ */
+static int run(struct cpu_thread *cts, int ncpu, int *failed)
+{
+	if (!cmd_opts.notitle)
 		print_title();
 	start = gethrtime();
 	clock_gettime(CLOCK_MONOTONIC, &start_mono);
@@ -452,10 +434,8 @@ int main(int argc, char **argv)
 	for (int k = 0; k < ncpu; k++) {
 		cts[k].total = calloc((size_t)grp.nsets, sizeof(cpc_buf_t *));
 		cts[k].hasdata = calloc((size_t)grp.nsets, sizeof(int));
-		if (cts[k].total == NULL || cts[k].hasdata == NULL) {
-			free_cpus(cts, ncpu);
-			return 1;
-		}
+		if (cts[k].total == NULL || cts[k].hasdata == NULL)
+			return -1;
 		for (int i = 0; i < grp.nsets; i++) {
 			cts[k].total[i] = cpc_buf_create(cpc,
 			    grp.sets[i].proto);
@@ -470,12 +450,20 @@ int main(int argc, char **argv)
 		}
 		started++;
 	}
-	int failed = 0;
+	*failed = 0;
 	for (int k = 0; k < ncpu; k++) {
 		if (cts[k].thread != 0)
 			pthread_join(cts[k].thread, NULL);
-		failed |= cts[k].failed;
+		*failed |= cts[k].failed;
 	}
+	return started;
+}
+
+/* ------------------------------------------------------------ report */
+
+/* The total line of every set, over all processors. */
+static void report(const struct cpu_thread *cts, int ncpu, int started)
+{
 	for (int i = 0; i < grp.nsets; i++) {
 		cpc_buf_t *sum = cpc_buf_create(cpc, grp.sets[i].proto);
 		int any = 0;
@@ -490,7 +478,32 @@ int main(int argc, char **argv)
 			print_sample(started, "total", sum, i, 0);
 		cpc_buf_destroy(cpc, sum);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	int ncpu = 0, failed = 0;
+
+	cmd_set_prog(argv[0]);
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc == NULL) {
+		fprintf(stderr, "%s: cannot access performance counters - %s\n",
+		    cmd_prog, strerror(errno));
+		return 1;
+	}
+	cpc_seterrhndlr(cpc, cmd_errfn);
+	strtoset_handler(cmd_errfn);
+
+	parse(argc, argv);
+	struct cpu_thread *cts = setup(&ncpu);
+	if (cts == NULL)
+		return 1;
+	int started = run(cts, ncpu, &failed);
+	if (started >= 0)
+		report(cts, ncpu, started);
 	free_cpus(cts, ncpu);
+	if (started < 0)
+		return 1;
 	cpc_close(cpc);
 	return failed ? 1 : 0;
 }
