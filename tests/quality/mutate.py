@@ -11,9 +11,10 @@ mutant survives, and also, loudly, if a mutant no longer applies: its file
 or its snippet is not found (or found twice), or the mutated tree does not
 compile.  Then the list must follow the code.
 
-Files are found by their base name anywhere in the tree, and sites by
-their text (whitespace-insensitive), never by path or line number, so
-that the list survives files moving around.
+Files are found by their base name anywhere in the tree (or by as much
+of the path's end as tells two apart: v1/bind.c), and sites by their
+text (whitespace-insensitive), never by full path or line number, so that
+the list survives files moving around.
 
 Usage: mutate.py TOP_SRCDIR WORKDIR [--ci] [--only ID,...] [--list|--dry-run]
 (--dry-run: only checks that every mutant applies.)
@@ -115,8 +116,9 @@ def copy_tree(src, dst):
 
 
 def find_by_basename(tree, files, name):
-    hits = [p for p in files if os.path.basename(p) == name]
-    return hits
+    """Files whose path ends with name: a base name, or as much of the
+    path as tells it apart (v1/bind.c)."""
+    return [p for p in files if p == name or p.endswith("/" + name)]
 
 
 def snippet_regex(lines):
