@@ -96,7 +96,8 @@ def parse(path):
 
 
 def tracked_files(src):
-    out = subprocess.run(["git", "-C", src, "ls-files", "-z"],
+    out = subprocess.run(["git", "-c", "safe.directory=*", "-C", src,
+                          "ls-files", "-z"],
                          stdout=subprocess.PIPE, check=True).stdout
     return [p for p in out.decode().split("\0") if p]
 
