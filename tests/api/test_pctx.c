@@ -252,10 +252,11 @@ START_TEST(counts_of_a_known_workload)
 	/*
 	 * 200 ms of CPU time (the target spins on its own CPU clock, so load
 	 * on the machine does not stretch it), plus the loader's start-up
-	 * and the page touching: well under 50 ms more.
+	 * and the page touching: a few ms natively, tens of ms in an
+	 * emulated guest (make check-kmod), so at most 100 ms more.
 	 */
 	uint64_t ns = lwps[0].ns - preset_ns;
-	ck_assert_msg(ns >= 195000000u && ns < 250000000u,
+	ck_assert_msg(ns >= 195000000u && ns < 300000000u,
 	    "task-clock %llu ns for 200 ms of CPU", (unsigned long long)ns);
 	/* 5000 fresh pages, plus the start-up's faults: far fewer than 1000. */
 	uint64_t faults = lwps[0].faults - preset_faults;
@@ -599,12 +600,13 @@ static int v1_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), 0);
 	/*
 	 * From the presets: 150 ms of CPU time in pic0 (the target spins on
-	 * its own CPU clock; start-up adds well under 50 ms), 3000 pages'
-	 * faults in pic1 (start-up adds far fewer than 1000).
+	 * its own CPU clock; start-up adds a few ms, tens in an emulated
+	 * guest: at most 100 ms), 3000 pages' faults in pic1 (start-up adds
+	 * far fewer than 1000).
 	 */
 	uint64_t ns = ev.ce_pic[0] - v1_event.ce_pic[0];
 	uint64_t faults = ev.ce_pic[1] - v1_event.ce_pic[1];
-	ck_assert_msg(ns >= 145000000u && ns < 200000000u,
+	ck_assert_msg(ns >= 145000000u && ns < 250000000u,
 	    "pic0: %llu ns of task-clock for 150 ms", (unsigned long long)ns);
 	ck_assert_msg(faults >= 3000 && faults < 4000,
 	    "pic1: %llu faults for 3000 pages", (unsigned long long)faults);
