@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +120,19 @@ START_TEST(each_lwp_counts_itself_from_zero)
 }
 END_TEST
 
+/* 0: starting; 1: has burnt 30 ms and waits; 2: may exit. */
+static atomic_int live_state;
+
+static void *live_worker(void *arg)
+{
+	(void)arg;
+	burn_cpu_ns(30000000);
+	atomic_store(&live_state, 1);
+	while (atomic_load(&live_state) != 2)
+		sched_yield();
+	return NULL;
+}
+
 START_TEST(aggregate_is_the_sum)
 {
 	struct work w[3];
@@ -155,16 +170,21 @@ START_TEST(aggregate_is_the_sum)
 	ck_assert_uint_ge(group.ce_tsc, self.ce_tsc);
 	ck_assert_uint_eq(group.ce_pes[0], self.ce_pes[0]);
 
-	/* A live thread counts in the aggregate too. */
-	struct work live;
-	memset(&live, 0, sizeof(live));
-	live.burn_ns = 30000000;
+	/*
+	 * A live thread counts in the aggregate too: sampled while it still
+	 * runs, after it has burnt 30 ms of CPU time (the group's clock
+	 * counts at least that much of its time, whatever else runs).
+	 */
 	pthread_t lt;
 	cpc_event_t before, during;
 	ck_assert_int_eq(cpc_take_group_sample(&before), 0);
-	ck_assert_int_eq(pthread_create(&lt, NULL, worker, &live), 0);
-	pthread_join(lt, NULL);
+	atomic_store(&live_state, 0);
+	ck_assert_int_eq(pthread_create(&lt, NULL, live_worker, NULL), 0);
+	while (atomic_load(&live_state) != 1)
+		sched_yield();
 	ck_assert_int_eq(cpc_take_group_sample(&during), 0);
+	atomic_store(&live_state, 2);
+	pthread_join(lt, NULL);
 	ck_assert_uint_ge(during.ce_pic[0] - before.ce_pic[0], 30000000);
 }
 END_TEST
