@@ -38,6 +38,7 @@ class Mutant:
         self.file = None
         self.tests = []
         self.make = None
+        self.vm = []
         self.ci = False
         self.why = ""
         self.old = []
@@ -67,7 +68,7 @@ def parse(path):
             elif line.startswith("+ ") or line == "+":
                 cur.new.append(line[2:])
             else:
-                m = re.match(r"^(file|tests|make|ci|why):\s*(.*)$", line)
+                m = re.match(r"^(file|tests|vm|make|ci|why):\s*(.*)$", line)
                 if not m:
                     errors.append(f"{path}:{n}: cannot parse: {line}")
                     continue
@@ -76,6 +77,8 @@ def parse(path):
                     cur.file = val
                 elif key == "tests":
                     cur.tests = val.split()
+                elif key == "vm":
+                    cur.vm = val.split()
                 elif key == "make":
                     cur.make = val
                 elif key == "ci":
@@ -88,8 +91,9 @@ def parse(path):
         if m.ident in seen:
             errors.append(f"{where}: duplicate name")
         seen.add(m.ident)
-        if not m.file or not m.old or not (m.tests or m.make):
-            errors.append(f"{where}: needs file:, '- ' lines and tests: or make:")
+        if not m.file or not m.old or not (m.tests or m.make or m.vm):
+            errors.append(f"{where}: needs file:, '- ' lines and tests:, "
+                          f"vm: or make:")
         if m.old == m.new:
             errors.append(f"{where}: replacement equals the original")
     return mutants, errors
@@ -142,11 +146,11 @@ def run(cmd, cwd, log, timeout=None):
             return "timeout"
 
 
-def test_targets(m, files):
+def test_targets(m, files, names=None):
     """Automake test names of the mutant's tests, found by base name:
     test_x.c gives the program test_x, a script is itself."""
     targets = []
-    for t in m.tests:
+    for t in (m.tests if names is None else names):
         name = t if re.search(r"\.(sh|c)$", t) else t + ".c"
         hits = find_by_basename(None, files, name)
         if len(hits) != 1:
@@ -208,7 +212,8 @@ def main(argv):
         mutants = [m for m in mutants if m.ident in only]
     if list_only:
         for m in mutants:
-            print(f"{m.ident:32} {m.file:18} {' '.join(m.tests) or m.make}"
+            print(f"{m.ident:32} {m.file:18} "
+                  f"{' '.join(m.tests + ['vm:' + v for v in m.vm]) or m.make}"
                   f"{'  (ci)' if m.ci else ''}")
         print(f"{len(mutants)} mutants")
         return 0
@@ -244,9 +249,13 @@ def main(argv):
         if err:
             errors.append(f"[{m.ident}]: {err}")
             continue
+        vm_progs, err = test_targets(m, files, m.vm) if m.vm else ([], None)
+        if err:
+            errors.append(f"[{m.ident}]: {err}")
+            continue
         span = found[0].span()
         mutated = text[:span[0]] + "\n".join(m.new) + text[span[1]:]
-        plan.append((m, path, text, mutated, targets))
+        plan.append((m, path, text, mutated, targets, vm_progs))
     if errors:
         print("check-mutants: the list no longer applies:", file=sys.stderr)
         print("\n".join(errors), file=sys.stderr)
@@ -263,6 +272,14 @@ def main(argv):
         return 1
     # Without mutants every test used must pass, or a kill means nothing.
     all_targets = sorted({t for p in plan for t in p[4]})
+    all_vm = sorted({t for p in plan for t in p[5]})
+    vm_run = None
+    if all_vm:
+        hits = find_by_basename(tree, files, "vm-run")
+        if len(hits) != 1:
+            print("check-mutants: tests/kmod/vm-run not found", file=sys.stderr)
+            return 1
+        vm_run = os.path.join(tree, hits[0])
     rc = run([make, "-j2", "check", "TESTS=" + " ".join(all_targets)], tree,
              log, limit * 2)
     bad = failed_tests(tree, all_targets)
@@ -270,6 +287,12 @@ def main(argv):
         print(f"check-mutants: without mutants these tests do not pass: "
               f"{' '.join(bad) or rc} (see {log})", file=sys.stderr)
         return 1
+    for prog in all_vm:
+        if run([vm_run, "--timeout", str(limit), prog], tree, log,
+               limit * 2) != 0:
+            print(f"check-mutants: without mutants {prog} fails in the "
+                  f"kmod guest (see {log})", file=sys.stderr)
+            return 1
     makes = sorted({p[0].make for p in plan if p[0].make})
     for target in makes:
         if run([make, target], tree, log, limit * 2) != 0:
@@ -281,7 +304,7 @@ def main(argv):
           flush=True)
 
     killed, survived, broken = 0, [], []
-    for m, path, text, mutated, targets in plan:
+    for m, path, text, mutated, targets, vm_progs in plan:
         t0 = time.monotonic()
         with open(log, "a", encoding="utf-8") as f:
             f.write(f"\n===== [{m.ident}] {m.why}\n")
@@ -301,6 +324,14 @@ def main(argv):
                         by.append("timeout")
                     elif rc != 0 and not by:
                         by.append(f"make exit {rc}")
+                for prog in vm_progs:
+                    if by:
+                        break
+                    rc = run([vm_run, "--timeout", str(limit), prog], tree,
+                             log, limit * 2)
+                    if rc != 0:
+                        by.append(f"{os.path.basename(prog)} in the kmod "
+                                  f"guest: {rc}")
                 if m.make and not by:
                     rc = run([make, m.make], tree, log, limit * 2)
                     if rc != 0:
