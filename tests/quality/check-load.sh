@@ -19,8 +19,9 @@ stop_hogs() {
 	done
 	hogs=
 }
+check_pid=
 trap stop_hogs EXIT
-trap 'stop_hogs; exit 130' INT TERM
+trap 'stop_hogs; [ -z "$check_pid" ] || kill "$check_pid" 2>/dev/null; exit 130' INT TERM
 for _ in 1 2; do
 	(while :; do :; done) &
 	hogs="$hogs $!"
@@ -31,7 +32,11 @@ all=$(date +%s)
 i=1
 while [ "$i" -le "$rounds" ]; do
 	start=$(date +%s)
-	if ! $make check >"$log" 2>&1; then
+	# In the background and waited for, so that a signal stops the hogs
+	# at once.
+	$make check >"$log" 2>&1 &
+	check_pid=$!
+	if ! wait "$check_pid"; then
 		echo "check-load: round $i of $rounds FAILED:"
 		grep -E '^(FAIL|ERROR|XPASS):' "$log"
 		find . -path ./_build-mutants -prune -o -name '*.trs' -print |
