@@ -101,6 +101,7 @@ END_TEST
 
 static cpc_t *cpc;
 static cpc_set_t *set;
+#define PRESET (1ULL << 40)	/* of the page-fault request */
 
 static void v2_setup(void)
 {
@@ -110,7 +111,7 @@ static void v2_setup(void)
 	ck_assert_ptr_nonnull(set);
 	ck_assert_int_eq(cpc_set_add_request(cpc, set, "task-clock", 0,
 			     CPC_COUNT_USER, 0, NULL), 0);
-	ck_assert_int_eq(cpc_set_add_request(cpc, set, "page-faults", 0,
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "page-faults", PRESET,
 			     CPC_COUNT_USER, 0, NULL), 1);
 }
 
@@ -141,6 +142,9 @@ static void two_samples(cpc_buf_t *a, cpc_buf_t *b)
 	ck_assert_uint_gt(cpc_buf_tick(cpc, b), cpc_buf_tick(cpc, a));
 	ck_assert(cpc_buf_hrtime(cpc, b) > cpc_buf_hrtime(cpc, a));
 	ck_assert_uint_gt(get(b, 0), get(a, 0));
+	/* Page faults count from the preset: 10 pages and a few more. */
+	ck_assert_uint_ge(get(a, 1), PRESET + 10);
+	ck_assert_uint_lt(get(a, 1), PRESET + 1000);
 	ck_assert_uint_ge(get(b, 1), get(a, 1) + 50);
 }
 
