@@ -258,9 +258,13 @@ START_TEST(counts_of_a_known_workload)
 	uint64_t ns = lwps[0].ns - preset_ns;
 	ck_assert_msg(ns >= 195000000u && ns < 300000000u,
 	    "task-clock %llu ns for 200 ms of CPU", (unsigned long long)ns);
-	/* 5000 fresh pages, plus the start-up's faults: far fewer than 1000. */
+	/*
+	 * 5000 fresh pages, plus the start-up's faults: a few hundred, over
+	 * a thousand with AddressSanitizer's shadow memory (make
+	 * check-sanitizers): fewer than 5000 more.
+	 */
 	uint64_t faults = lwps[0].faults - preset_faults;
-	ck_assert_msg(faults >= 5000 && faults < 6000,
+	ck_assert_msg(faults >= 5000 && faults < 10000,
 	    "%llu page faults for 5000 pages", (unsigned long long)faults);
 	/* Ticks are TSC ticks of on-CPU time: rate x task-clock time. */
 	double rate = (double)lwps[0].tick / (double)ns;
@@ -602,13 +606,14 @@ static int v1_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	 * From the presets: 150 ms of CPU time in pic0 (the target spins on
 	 * its own CPU clock; start-up adds a few ms, tens in an emulated
 	 * guest: at most 100 ms), 3000 pages' faults in pic1 (start-up adds
-	 * far fewer than 1000).
+	 * a few hundred, over a thousand with AddressSanitizer: fewer than
+	 * 5000).
 	 */
 	uint64_t ns = ev.ce_pic[0] - v1_event.ce_pic[0];
 	uint64_t faults = ev.ce_pic[1] - v1_event.ce_pic[1];
 	ck_assert_msg(ns >= 145000000u && ns < 250000000u,
 	    "pic0: %llu ns of task-clock for 150 ms", (unsigned long long)ns);
-	ck_assert_msg(faults >= 3000 && faults < 4000,
+	ck_assert_msg(faults >= 3000 && faults < 8000,
 	    "pic1: %llu faults for 3000 pages", (unsigned long long)faults);
 	ck_assert_int_eq(ev.ce_pes[0], v1_event.ce_pes[0]);
 	ck_assert_int_eq(ev.ce_pes[1], v1_event.ce_pes[1]);

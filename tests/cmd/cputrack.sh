@@ -119,6 +119,10 @@ expect_grep capture-exit "$tmp/out" "^ +[0-9.]+ +$pid +exit "
 "$target" spin 4000 &
 pid=$!
 # (A shell ignores SIGINT in background commands: sigdfl restores it.)
+# The output file is emptied first: the background command's own
+# redirection may come after wait_for_output has looked at the file, and
+# an earlier step's output there would send the signal too early.
+: > "$tmp/out"
 "$target" sigdfl exec "$cputrack" -T 0.1 -c $ev -p $pid > "$tmp/out" \
 	2> "$tmp/err" &
 ct=$!
@@ -134,6 +138,7 @@ expect_grep target-released /proc/$pid/status '^TracerPid:[[:space:]]+0$'
 kill $pid
 wait $pid 2>/dev/null || true
 # Also for a command cputrack started (SIGTERM this time).
+: > "$tmp/out"
 "$cputrack" -T 0.1 -c $ev "$target" spin 4000 > "$tmp/out" 2> "$tmp/err" &
 ct=$!
 wait_for_line "$tmp/out" ' tick '	# the target's pid is on that line
