@@ -42,6 +42,16 @@ struct cpu_thread {
 
 static cpc_t *cpc;
 static struct cmd_setgrp grp;
+
+/* The per-CPU records (their buffers go with the handle). */
+static void free_cpus(struct cpu_thread *cts, int ncpu)
+{
+	for (int k = 0; k < ncpu; k++) {
+		free(cts[k].total);
+		free(cts[k].hasdata);
+	}
+	free(cts);
+}
 static hrtime_t start;
 static struct timespec start_mono;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -380,10 +390,13 @@ static struct cpu_thread *setup(int *ncpu_out)
 
 	/* Privilege: try the first processor before anything is printed. */
 	cpc_set_t *probe = cmd_set_new(cpc, &grp.sets[0]);
-	if (probe == NULL)
+	if (probe == NULL) {
+		free_cpus(cts, ncpu);
 		return NULL;
+	}
 	if (cpc_bind_cpu(cpc, cts[0].cpu, probe, 0) != 0) {
 		cpu_error(cts[0].cpu, errno);
+		free_cpus(cts, ncpu);
 		return NULL;
 	}
 	cpc_set_destroy(cpc, probe);
@@ -486,9 +499,11 @@ int main(int argc, char **argv)
 	if (cts == NULL)
 		return 1;
 	int started = run(cts, ncpu, &failed);
+	if (started >= 0)
+		report(cts, ncpu, started);
+	free_cpus(cts, ncpu);
 	if (started < 0)
 		return 1;
-	report(cts, ncpu, started);
 	cpc_close(cpc);
 	return failed ? 1 : 0;
 }

@@ -30,14 +30,18 @@ error(const char *fmt, ...)
 	exit(1);
 }
 
-static volatile uint64_t sink;
-
-/* Thread n spins n times longer and touches n times more pages. */
+/*
+ * Thread n spins n times longer and touches n times more pages.  Each
+ * thread spins on a variable of its own: one shared by threads running
+ * at once would make every iteration a cache-line transfer, and a
+ * thread's CPU time would depend on who runs beside it, not on its work.
+ */
 static void *
 worker(void *arg)
 {
 	int n = (int)(intptr_t)arg;
 	cpc_event_t before, after;
+	volatile uint64_t sink = 0;
 	size_t len = (size_t)n * 100 * 4096, i;
 	char *p;
 

@@ -318,9 +318,6 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 	*bad = -1;
 	if (be == NULL)
 		return -ENXIO;
-	/* Calibrate the TSC once, before anything counts. */
-	(void)__cpc_tsc_khz();
-
 	/* Known before it holds counters: a fork child must find it. */
 	if (!c->registered) {
 		if (exit_key_ok)
@@ -329,6 +326,12 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 		c->registered = 1;
 	}
 	begin_change(c);
+	/*
+	 * Calibrate the TSC once, before anything counts, and inside the
+	 * change: the calibration may open a perf event of its own for a
+	 * moment, which a fork from another thread must not copy.
+	 */
+	(void)__cpc_tsc_khz();
 	/* Keep the counters only for the same events, flags and backend. */
 	if (!c->bound || c->be != be ||
 	    c->bflags != (bflags & ~CPC_BACKEND_START_FROZEN) ||

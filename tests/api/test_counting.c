@@ -53,14 +53,23 @@ static void teardown(void)
  * Can this process count in system mode?  Not as an ordinary user when
  * perf_event_paranoid >= 2, nor through the kernel module's default.
  */
+/*
+ * May this process count in system mode?  Decided from the environment
+ * (what perf_event_open(2) grants), never by asking the library under
+ * test: root, or perf_event_paranoid < 2.
+ */
 static int system_mode_allowed(void)
 {
-	cpc_event_t ev;
-	if (cpc_strtoevent(cpc_getcpuver(), "page-faults,page-faults,sys",
-		&ev) != 0 || cpc_bind_event(&ev, 0) != 0)
-		return 0;
-	cpc_rele();
-	return 1;
+	if (geteuid() == 0)
+		return 1;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int level = 2;
+	if (f != NULL) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level < 2;
 }
 
 static int has_hw_pmu(void)
@@ -79,15 +88,25 @@ START_TEST(task_clock_tracks_cpu_time)
 {
 	cpc_event_t a, b;
 	bind_spec("pic0=task-clock,pic1=page-faults");
+	/*
+	 * task-clock counts this thread's CPU time between the two samples:
+	 * no less than the CPU time measured inside them, no more than the
+	 * CPU time measured around them (the samples' own system calls are
+	 * in between, and cost milliseconds in an emulated guest), each
+	 * within the 5% the two clocks' granularity allows.
+	 */
+	uint64_t outer0 = thread_cpu_ns();
 	sample(&a);
 	uint64_t t0 = thread_cpu_ns();
 	burn_cpu_ns(200000000);
 	uint64_t t1 = thread_cpu_ns();
 	sample(&b);
+	uint64_t outer1 = thread_cpu_ns();
 	double counted = (double)(b.ce_pic[0] - a.ce_pic[0]);
-	double actual = (double)(t1 - t0);
-	ck_assert_msg(counted > actual * 0.95 && counted < actual * 1.05,
-	    "task-clock %.0f ns vs thread CPU time %.0f ns", counted, actual);
+	double inner = (double)(t1 - t0), outer = (double)(outer1 - outer0);
+	ck_assert_msg(counted > inner * 0.95 && counted < outer * 1.05,
+	    "task-clock %.0f ns vs thread CPU time %.0f ns (%.0f ns around "
+	    "the samples)", counted, inner, outer);
 	/* Sample metadata. */
 	ck_assert_int_eq(b.ce_cpuver, ev.ce_cpuver);
 	ck_assert_uint_eq(b.ce_pes[0], ev.ce_pes[0]);

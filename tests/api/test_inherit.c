@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,8 +77,14 @@ START_TEST(each_lwp_counts_itself_from_zero)
 	pthread_t t[4];
 	cpc_event_t a;
 
-	bind_spec("pic0=task-clock,pic1=page-faults", CPC_BIND_LWP_INHERIT);
-	burn_cpu_ns(200000000);	/* the parent's counts must not leak */
+	/* The parent's presets and counts must not leak into new LWPs. */
+	cpc_event_t ev;
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(),
+			     "pic0=task-clock,pic1=page-faults", &ev), 0);
+	ev.ce_pic[0] = 1ULL << 40;
+	ev.ce_pic[1] = 1ULL << 30;
+	ck_assert_int_eq(cpc_bind_event(&ev, CPC_BIND_LWP_INHERIT), 0);
+	burn_cpu_ns(200000000);
 	touch_fresh_pages(3000);
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < 4; i++) {
@@ -105,12 +113,25 @@ START_TEST(each_lwp_counts_itself_from_zero)
 		    (unsigned long long)faults, w[i].pages);
 		ck_assert_int_eq(w[i].last.ce_cpuver, cpc_getcpuver());
 	}
-	/* The parent still has its own context. */
+	/* The parent still has its own context, from its presets. */
 	ck_assert_int_eq(cpc_take_sample(&a), 0);
-	ck_assert_uint_ge(a.ce_pic[0], 200000000);
-	ck_assert_uint_ge(a.ce_pic[1], 3000);
+	ck_assert_uint_ge(a.ce_pic[0], (1ULL << 40) + 200000000);
+	ck_assert_uint_ge(a.ce_pic[1], (1ULL << 30) + 3000);
 }
 END_TEST
+
+/* 0: starting; 1: has burnt 30 ms and waits; 2: may exit. */
+static atomic_int live_state;
+
+static void *live_worker(void *arg)
+{
+	(void)arg;
+	burn_cpu_ns(30000000);
+	atomic_store(&live_state, 1);
+	while (atomic_load(&live_state) != 2)
+		sched_yield();
+	return NULL;
+}
 
 START_TEST(aggregate_is_the_sum)
 {
@@ -149,16 +170,21 @@ START_TEST(aggregate_is_the_sum)
 	ck_assert_uint_ge(group.ce_tsc, self.ce_tsc);
 	ck_assert_uint_eq(group.ce_pes[0], self.ce_pes[0]);
 
-	/* A live thread counts in the aggregate too. */
-	struct work live;
-	memset(&live, 0, sizeof(live));
-	live.burn_ns = 30000000;
+	/*
+	 * A live thread counts in the aggregate too: sampled while it still
+	 * runs, after it has burnt 30 ms of CPU time (the group's clock
+	 * counts at least that much of its time, whatever else runs).
+	 */
 	pthread_t lt;
 	cpc_event_t before, during;
 	ck_assert_int_eq(cpc_take_group_sample(&before), 0);
-	ck_assert_int_eq(pthread_create(&lt, NULL, worker, &live), 0);
-	pthread_join(lt, NULL);
+	atomic_store(&live_state, 0);
+	ck_assert_int_eq(pthread_create(&lt, NULL, live_worker, NULL), 0);
+	while (atomic_load(&live_state) != 1)
+		sched_yield();
 	ck_assert_int_eq(cpc_take_group_sample(&during), 0);
+	atomic_store(&live_state, 2);
+	pthread_join(lt, NULL);
 	ck_assert_uint_ge(during.ce_pic[0] - before.ce_pic[0], 30000000);
 }
 END_TEST

@@ -157,18 +157,28 @@ START_TEST(timer_driven_overflow)
 	bind_emt("pic0=task-clock,pic1=page-faults", UINT64_MAX - 999999, 0,
 	    CPC_BIND_EMT_OVF);
 	/*
-	 * Burn CPU until ten overflows came (timer-driven notification is
-	 * lossy under load and emulation), at most 2 s: never more than one
-	 * per millisecond of CPU time, and all of them well formed.
+	 * Burn 200 ms of CPU time (CPU time: load beside the test does not
+	 * change it).  Never more than one overflow per millisecond of it.
+	 * And at least one per 4 ms with perf: each overflow is noticed at
+	 * the clock's next hrtimer expiry and rebinds in the handler, all of
+	 * it CPU time of this thread, which makes about one per 1.8 ms here,
+	 * so 4 ms leaves a factor of two.  The kernel module notices a clock
+	 * overflow only at a scheduler tick (4 ms at HZ=250) and its guest
+	 * is emulated (about one per 13 ms seen there): one per 30 ms.  All
+	 * of them well formed.
 	 */
+	const char *be = getenv("LIBCPC_BACKEND");
+	uint64_t per = be != NULL && strcmp(be, "kmod") == 0 ? 30000000
+							     : 4000000;
 	uint64_t t0 = thread_cpu_ns(), spent = 0;
-	while (sig_count < 10 && spent < 2000000000ULL) {
+	while (spent < 200000000ULL) {
 		burn_cpu_ns(10000000);
 		spent = thread_cpu_ns() - t0;
 	}
 	ck_assert_int_eq(sig_bad, 0);
-	ck_assert_msg(sig_count >= 10, "%d overflows in %llu ms at 1 ms each",
-	    sig_count, (unsigned long long)(spent / 1000000));
+	ck_assert_msg((uint64_t)sig_count >= spent / per,
+	    "%d overflows in %llu ms at 1 ms each", sig_count,
+	    (unsigned long long)(spent / 1000000));
 	ck_assert_msg((uint64_t)sig_count <= spent / 1000000 + 2,
 	    "%d overflows in %llu ms", sig_count,
 	    (unsigned long long)(spent / 1000000));

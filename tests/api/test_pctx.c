@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include <libcpc.h>
 #include <libpctx.h>
@@ -38,6 +40,7 @@ static struct lwp_rec {
 static int nlwps;
 static int follow_fork, follow_exec = 1, stop_after_ticks;
 static int ticks, exit_status = -1;
+static uint64_t preset_ns, preset_faults;	/* of init_lwp's requests */
 static pid_t fork_ppid, fork_child, fork_lwp, exec_pid;
 static char exec_args[128];
 
@@ -85,6 +88,7 @@ static void setup(void)
 	exit_status = -1;
 	fork_ppid = fork_child = fork_lwp = exec_pid = 0;
 	exec_args[0] = '\0';
+	preset_ns = preset_faults = 0;
 }
 
 static void teardown(void)
@@ -118,10 +122,11 @@ static int init_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	ck_assert_ptr_eq(arg, &lwps);
 	logf_("init %d;", (int)((pid_t)lwpid == pid ? 0 : 1));
 	r->set = cpc_set_create(cpc);
-	ck_assert_int_eq(cpc_set_add_request(cpc, r->set, "task-clock", 0,
-			     CPC_COUNT_USER, 0, NULL), 0);
-	ck_assert_int_eq(cpc_set_add_request(cpc, r->set, "page-faults", 0,
-			     CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL), 1);
+	ck_assert_int_eq(cpc_set_add_request(cpc, r->set, "task-clock",
+			     preset_ns, CPC_COUNT_USER, 0, NULL), 0);
+	ck_assert_int_eq(cpc_set_add_request(cpc, r->set, "page-faults",
+			     preset_faults, CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0,
+			     NULL), 1);
 	r->buf = cpc_buf_create(cpc, r->set);
 	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, r->set, 0), 0);
 	return 0;
@@ -177,6 +182,13 @@ static int proc_exec(pctx_t *pctx, pid_t pid, __id_t lwpid, char *args,
 
 static void set_events(pctx_t *pctx);
 
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static void proc_fork(pctx_t *pctx, pid_t ppid, __id_t child, pid_t lwpid,
     void *arg)
 {
@@ -228,17 +240,41 @@ static pctx_t *run_target(const char *const *steps, uint_t msec)
 
 START_TEST(counts_of_a_known_workload)
 {
-	const char *steps[] = { "spin", "200", "pages", "500", "exit", "3",
+	const char *steps[] = { "spin", "200", "pages", "5000", "exit", "3",
 		NULL };
+	/* Counting starts from the presets. */
+	preset_ns = 1ULL << 50;
+	preset_faults = 1ULL << 40;
 	pctx_t *pctx = run_target(steps, 50);
 	ck_assert_str_eq(log_, "init 0;fini 0;exit 0;");
 	ck_assert_int_eq(exit_status, 3);
 	ck_assert_int_eq(nlwps, 1);
-	/* 200 ms of CPU, at least 500 faults; ticks every 50 ms. */
-	ck_assert_uint_ge(lwps[0].ns, 190000000u);
-	ck_assert_uint_lt(lwps[0].ns, 2000000000u);
-	ck_assert_uint_ge(lwps[0].faults, 500);
-	ck_assert_uint_gt(lwps[0].tick, 0);
+	/*
+	 * 200 ms of CPU time (the target spins on its own CPU clock, so load
+	 * on the machine does not stretch it), plus the loader's start-up
+	 * and the page touching: a few ms natively, tens of ms in an
+	 * emulated guest (make check-kmod), so at most 100 ms more.
+	 */
+	uint64_t ns = lwps[0].ns - preset_ns;
+	ck_assert_msg(ns >= 195000000u && ns < 300000000u,
+	    "task-clock %llu ns for 200 ms of CPU", (unsigned long long)ns);
+	/*
+	 * 5000 fresh pages, plus the start-up's faults: a few hundred, over
+	 * a thousand with AddressSanitizer's shadow memory (make
+	 * check-sanitizers): fewer than 5000 more.
+	 */
+	uint64_t faults = lwps[0].faults - preset_faults;
+	ck_assert_msg(faults >= 5000 && faults < 10000,
+	    "%llu page faults for 5000 pages", (unsigned long long)faults);
+	/* Ticks are TSC ticks of on-CPU time: rate x task-clock time. */
+	double rate = (double)lwps[0].tick / (double)ns;
+	uint64_t w0 = wall_ns(), c0 = __rdtsc();
+	while (wall_ns() - w0 < 20000000)
+		;
+	double tsc_rate = (double)(__rdtsc() - c0) / (double)(wall_ns() - w0);
+	ck_assert_msg(rate > tsc_rate * 0.8 && rate < tsc_rate * 1.25,
+	    "%.3f ticks per on-CPU ns, the TSC runs %.3f per ns", rate,
+	    tsc_rate);
 	ck_assert_int_ge(ticks, 2);
 	pctx_release(pctx);
 }
@@ -574,6 +610,21 @@ static int v1_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	(void)pid, (void)arg;
 	cpc_event_t ev;
 	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), 0);
+	/*
+	 * From the presets: 150 ms of CPU time in pic0 (the target spins on
+	 * its own CPU clock; start-up adds a few ms, tens in an emulated
+	 * guest: at most 100 ms), 3000 pages' faults in pic1 (start-up adds
+	 * a few hundred, over a thousand with AddressSanitizer: fewer than
+	 * 5000).
+	 */
+	uint64_t ns = ev.ce_pic[0] - v1_event.ce_pic[0];
+	uint64_t faults = ev.ce_pic[1] - v1_event.ce_pic[1];
+	ck_assert_msg(ns >= 145000000u && ns < 250000000u,
+	    "pic0: %llu ns of task-clock for 150 ms", (unsigned long long)ns);
+	ck_assert_msg(faults >= 3000 && faults < 8000,
+	    "pic1: %llu faults for 3000 pages", (unsigned long long)faults);
+	ck_assert_int_eq(ev.ce_pes[0], v1_event.ce_pes[0]);
+	ck_assert_int_eq(ev.ce_pes[1], v1_event.ce_pes[1]);
 	ck_assert_int_eq(cpc_pctx_rele(pctx, lwpid), 0);
 	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), -1);
 	ck_assert_int_eq(errno, EINVAL);
@@ -583,11 +634,13 @@ static int v1_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 
 START_TEST(v1_pctx_interfaces)
 {
-	const char *argv[] = { target, "spin", "150", NULL };
+	const char *argv[] = { target, "spin", "150", "pages", "3000", NULL };
 	int cpuver = cpc_getcpuver();
 	ck_assert_int_eq(cpc_strtoevent(cpuver,
-			     "pic0=task-clock,pic1=page-faults", &v1_event),
+			     "pic0=task-clock,pic1=page-faults,sys1", &v1_event),
 	    0);
+	v1_event.ce_pic[0] = 1ULL << 50;	/* presets */
+	v1_event.ce_pic[1] = 1ULL << 40;
 	pctx_t *pctx = pctx_create(target, (char *const *)argv, NULL, 0,
 	    errfn);
 	ck_assert_ptr_nonnull(pctx);

@@ -85,6 +85,16 @@ wait_for_output() {
 	done
 }
 
+# wait_for_line FILE REGEX: until a line of FILE matches REGEX (10 s at
+# most; a loaded machine may take seconds to print the first sample).
+wait_for_line() {
+	i=0
+	while ! grep -q -E "$2" "$1" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

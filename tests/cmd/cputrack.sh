@@ -100,6 +100,11 @@ expect_grep csv-row "$tmp/out" '^[0-9]+\.[0-9]{3},[0-9]+,[0-9]+,tick,[0-9]+,"tas
 expect_grep csv-exit "$tmp/out" '^[0-9.]+,[0-9]+,[0-9]+,exit,[0-9]+,context-switches,[0-9]+,'
 awk -F, 'NR == 1 { n = NF } NR > 1 && !/"/ && NF != n { bad = 1 }
 	END { exit bad }' "$tmp/out" && ok || bad csv-fields "rows differ from the header"
+# The tsc column: the ticks of the LWP's on-CPU time (0 in a sample
+# taken before the target first ran; the target spins 120 ms, so not
+# in all of them).
+awk -F, '$4 == "tick" || $4 == "exit" { if ($5 > max) max = $5 }
+	END { exit !(max > 0) }' "$tmp/out" && ok || bad csv-tsc "tsc column always 0"
 
 # --- -p: capture a running process
 "$target" sleep 1500 spin 100 exit 0 &
@@ -114,6 +119,10 @@ expect_grep capture-exit "$tmp/out" "^ +[0-9.]+ +$pid +exit "
 "$target" spin 4000 &
 pid=$!
 # (A shell ignores SIGINT in background commands: sigdfl restores it.)
+# The output file is emptied first: the background command's own
+# redirection may come after wait_for_output has looked at the file, and
+# an earlier step's output there would send the signal too early.
+: > "$tmp/out"
 "$target" sigdfl exec "$cputrack" -T 0.1 -c $ev -p $pid > "$tmp/out" \
 	2> "$tmp/err" &
 ct=$!
@@ -129,10 +138,10 @@ expect_grep target-released /proc/$pid/status '^TracerPid:[[:space:]]+0$'
 kill $pid
 wait $pid 2>/dev/null || true
 # Also for a command cputrack started (SIGTERM this time).
+: > "$tmp/out"
 "$cputrack" -T 0.1 -c $ev "$target" spin 4000 > "$tmp/out" 2> "$tmp/err" &
 ct=$!
-wait_for_output "$tmp/out"
-sleep 0.3
+wait_for_line "$tmp/out" ' tick '	# the target's pid is on that line
 kill -TERM $ct
 rc=0
 wait $ct || rc=$?

@@ -421,9 +421,9 @@ static void add_finish(struct trial *t, int injected)
 		    t->err, v2_messages);
 		ck_assert_int_eq(walked, 0);
 		/*
-		 * Known issue (v2/set.c, cpc_set_add_request): when the copy
-		 * of the event name fails, the attribute copies made just
-		 * after it are freed without their names.
+		 * A leak here (v2/set.c, cpc_set_add_request: attribute
+		 * copies freed without their names when the copy of the event
+		 * name fails) was found and fixed: it fails the test.
 		 */
 		t->leak_known = add_nattrs > 0 && t->err == ENOMEM;
 	} else {

@@ -7,7 +7,9 @@
 #    lost blocks;
 #  - every test passes, but those listed in tests/hardening/valgrind-xfail, which
 #    measure what valgrind's emulated CPU cannot reproduce (each line
-#    says why) and may fail under it.
+#    says why) and fail under it;
+#  - and every test listed there does fail: an unexpected pass (XPASS)
+#    fails the run too, so that the list stays the observed one.
 #
 # Usage: valgrind.sh TOP_SRCDIR OUTDIR PROGRAM...   (run from the top
 # build directory; LIBTOOL and VALGRIND may be set).
@@ -62,6 +64,14 @@ for prog in "$@"; do
 			unexpected="$unexpected $t"
 		fi
 	done
+	# Listed tests of this program that passed all the same.
+	xpass=
+	failed_tests=$(sed -n 's/^[^:]*:[0-9]*:[FE]:[^:]*:\([^:]*\):.*/\1/p' "$out/$name.out")
+	for t in $(sed -n "s/^$name:\([^[:space:]]*\)[[:space:]].*/\1/p" "$xfail" 2>/dev/null); do
+		if ! printf '%s\n' "$failed_tests" | grep -qx "$t"; then
+			xpass="$xpass $t"
+		fi
+	done
 	summary=$(grep -a -E '^[0-9]+%: Checks' "$out/$name.out" | tail -n 1)
 	if [ -n "$errs" ] || [ "$nproc" -eq 0 ]; then
 		echo "FAIL: $name: memcheck errors ($((end - start)) s):"
@@ -71,6 +81,9 @@ for prog in "$@"; do
 	elif [ -n "$unexpected" ]; then
 		echo "FAIL: $name: tests failed under valgrind:$unexpected ($((end - start)) s)"
 		grep -a -E ':[FE]:' "$out/$name.out"
+		status=1
+	elif [ -n "$xpass" ]; then
+		echo "XPASS: $name: listed in tests/valgrind-xfail but passed:$xpass ($((end - start)) s)"
 		status=1
 	elif [ -z "$summary" ] && [ "$rc" -eq 77 ]; then
 		# tests/hw: nothing to run without the simulated PMU.

@@ -137,6 +137,7 @@ START_TEST(enabled_time_from_the_tsc)
 }
 END_TEST
 
+
 int main(void)
 {
 	Suite *s = suite_create("rdpmc");
