@@ -40,6 +40,18 @@ int install(void)
 	return sigaction(SIGEMT, &sa, NULL) + (int)gethrtime() + (int)_lwp_self();
 }
 SRC
+# hrtime_t is long long, as on Solaris: %lld and long long * take it.
+cat > "$tmp/hrtime.c" <<'SRC'
+#include <stdio.h>
+#include <libcpc.h>
+void show(cpc_event_t *ev)
+{
+	hrtime_t t = gethrtime();
+	long long *p = &t;
+	long long *q = &ev->ce_hrt;
+	printf("%lld %lld %lld\n", gethrtime(), *p, *q);
+}
+SRC
 for f in libcpc.h libcpc_group.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h; do
 	printf '#include <%s>\n#include <%s>\nint x;\n' "$f" "$f" > "$tmp/alone.c"
 	$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/alone.c" -o "$tmp/a.o"
@@ -47,6 +59,7 @@ done
 $CC $inc -std=c11 -Wall -Wextra -Werror -c "$tmp/t.c" -o "$tmp/t.o"
 $CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/t.c" -o "$tmp/t.o"
 $CC $inc -std=gnu89 -Wall -Wextra -Werror -c "$tmp/t.c" -o "$tmp/t.o"
+$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/hrtime.c" -o "$tmp/h.o"
 $CC $inc -std=gnu11 -Wall -Wextra -Werror -c "$tmp/posix.c" -o "$tmp/p.o"
 $CC $inc -std=gnu89 -Wall -Wextra -Werror -c "$tmp/posix.c" -o "$tmp/p.o"
 if command -v "$CXX" >/dev/null 2>&1; then

@@ -23,7 +23,7 @@ typedef unsigned int uint_t;
 #ifndef _LIBCPC_HRTIME_T_DEFINED
 #define _LIBCPC_HRTIME_T_DEFINED
 /* Signed 64-bit nanoseconds, as on Solaris. */
-typedef int64_t hrtime_t;
+typedef long long hrtime_t;
 #endif
 
 #ifndef _LIBCPC_PROCESSORID_T_DEFINED
