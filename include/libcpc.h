@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
+#include <sys/cpc_regset.h>
 #include <sys/cpc_solaris.h>
 #include <sys/cpc_event.h>
 

@@ -12,7 +12,7 @@
 #define USR (1u << CPC_P6_PES_USR)
 #define OS (1u << CPC_P6_PES_OS)
 #define EDGE (1u << CPC_P6_PES_E)
-#define PC (1u << CPC_P6_PES_PC)
+#define PCB (1u << CPC_P6_PES_PC)
 #define INT (1u << CPC_P6_PES_INT)
 #define INV (1u << CPC_P6_PES_INV)
 #define EXT (1u << CPC_PES_LINUX_EXT)
@@ -78,8 +78,8 @@ START_TEST(flag_keywords)
 		{ "nouser1", 0, 0, 0, USR }, { "sys", OS, 0, OS, 0 },
 		{ "sys0", OS, 0, 0, 0 }, { "sys1", 0, 0, OS, 0 },
 		{ "noedge", 0, EDGE, 0, EDGE }, { "noedge0", 0, EDGE, 0, 0 },
-		{ "noedge1", 0, 0, 0, EDGE }, { "pc", PC, 0, PC, 0 },
-		{ "pc0", PC, 0, 0, 0 }, { "pc1", 0, 0, PC, 0 },
+		{ "noedge1", 0, 0, 0, EDGE }, { "pc", PCB, 0, PCB, 0 },
+		{ "pc0", PCB, 0, 0, 0 }, { "pc1", 0, 0, PCB, 0 },
 		{ "int", INT, 0, INT, 0 }, { "int0", INT, 0, 0, 0 },
 		{ "int1", 0, 0, INT, 0 }, { "inv", INV, 0, INV, 0 },
 		{ "inv0", INV, 0, 0, 0 }, { "inv1", 0, 0, INV, 0 },
@@ -425,7 +425,7 @@ START_TEST(overlong_input)
 	}
 	spec[len] = '\0';
 	parse_ok(P6, spec);
-	ck_assert_uint_eq(ev.ce_pes[0], 0xc0 | USR | OS | EDGE | PC);
+	ck_assert_uint_eq(ev.ce_pes[0], 0xc0 | USR | OS | EDGE | PCB);
 	free(spec);
 }
 END_TEST
