@@ -69,6 +69,8 @@ static int cpu_counting_allowed(void)
 	return 0;
 }
 
+static int bound_processor(void);
+
 int cpc_shared_open(void)
 {
 	int rc = cpu_counting_allowed();
@@ -79,6 +81,12 @@ int cpc_shared_open(void)
 			return fail(EACCES);
 		}
 		return fail(-rc);
+	}
+	/* As on Solaris, the caller binds itself to a processor first. */
+	if (bound_processor() < 0) {
+		cpc_report("shared_open", "the caller must first be bound to "
+		    "one processor (processor_bind)\n");
+		return fail(EINVAL);
 	}
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -182,7 +190,7 @@ int cpc_shared_take_sample(int fd, cpc_event_t *event)
 int cpc_shared_rele(int fd)
 {
 	struct shared *s = lookup(fd);
-	if (s == NULL)
+	if (s == NULL || !s->bound)
 		return fail(EINVAL);
 	release(s);
 	return 0;

@@ -71,7 +71,8 @@ int PC, USP, SP, REG_PC, REG_SP;
 SRC
 $CC $inc -D_GNU_SOURCE -std=c11 -Wall -Wextra -Werror -c "$tmp/regs.c" -o "$tmp/r.o"
 $CC $inc -Wall -Wextra -Werror -c "$tmp/noregs.c" -o "$tmp/r.o"
-for f in libcpc.h libcpc_group.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h sys/cpc_regset.h; do
+for f in libcpc.h libcpc_group.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h sys/cpc_regset.h \
+    sys/processor.h sys/procset.h sys/pset.h; do
 	printf '#include <%s>\n#include <%s>\nint x;\n' "$f" "$f" > "$tmp/alone.c"
 	$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/alone.c" -o "$tmp/a.o"
 done
