@@ -27,7 +27,6 @@
 #include <libcpc.h>
 #include <libcpc_group.h>
 
-#include "known_issues.h"
 #include "testutil.h"
 
 /* n divided by LIBCPC_STRESS_DIVISOR (at least 1). */
@@ -304,13 +303,13 @@ static void check_storm_issues(int fds0)
 {
 	int leaked = count_perf_fds();
 	ck_assert_int_ge(leaked, 0);
-	known_issue(leaked != 0, "%d perf_event descriptors leaked", leaked);
+	ck_assert_msg(leaked == 0, "%d perf_event descriptors leaked", leaked);
 	if (leaked == 0)
 		ck_assert_int_eq(count_open_fds(), fds0);
 	ck_assert_msg(storm_bad == 0 || storm_bind_errno == EINVAL,
 	    "%d failures in the handler, errno %d: %s", (int)storm_bad,
 	    (int)storm_bind_errno, captured_errors());
-	known_issue(storm_bad != 0, "%d binds or restarts in the handler "
+	ck_assert_msg(storm_bad == 0, "%d binds or restarts in the handler "
 	    "failed with EINVAL", (int)storm_bad);
 	ck_assert_msg(storm_sample_fail == 0 || storm_sample_errno == EINVAL,
 	    "sample in the handler: errno %d", (int)storm_sample_errno);
@@ -322,11 +321,11 @@ static void check_storm_issues(int fds0)
 	const char *be = getenv("LIBCPC_BACKEND");
 	int kmod = (be != NULL && strcmp(be, "kmod") == 0) ||
 	    ((be == NULL || *be == '\0') && access("/dev/cpc", F_OK) == 0);
-	known_issue(kmod ? storm_sample_fail * 100 > storm_ours
-			 : storm_sample_fail != 0,
+	ck_assert_msg(!(kmod ? storm_sample_fail * 100 > storm_ours
+			 : storm_sample_fail != 0),
 	    "%d samples in the handler failed with EINVAL (of %d)",
 	    (int)storm_sample_fail, (int)storm_ours);
-	known_issue(storm_stray != 0, "%d SIGEMTs reached the application with "
+	ck_assert_msg(storm_stray == 0, "%d SIGEMTs reached the application with "
 	    "si_code %d instead of EMT_CPCOVF", (int)storm_stray,
 	    (int)storm_stray_code);
 }
@@ -542,12 +541,9 @@ START_TEST(fork_storm_while_bound)
 END_TEST
 
 /*
- * Forks from several bound threads at once.  Known library issue: the
- * atfork handler releases only the forking thread's binding, so a child
- * also holds the perf_event descriptors of the parent's other bound
- * threads (they keep those threads' events alive until it exits or
- * execs).  LIBCPC_TEST_KNOWN_BUGS=1 makes this test demand that the
- * child holds none.
+ * Forks from several bound threads at once: the child must hold none of
+ * the perf_event descriptors of the parent's bound threads (the atfork
+ * handler releases every thread's binding, not only the forking one's).
  */
 static void *forking_thread(void *arg)
 {

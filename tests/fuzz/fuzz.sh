@@ -25,7 +25,10 @@ fi
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=c11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror $san"
-cppflags="-D_GNU_SOURCE -I$srcdir/include -I$srcdir/libcpc -I$srcdir/kmod/uapi -I$srcdir/tests/fuzz"
+cppflags="-D_GNU_SOURCE -I$srcdir/include -I$srcdir/kmod/uapi -I$srcdir/tests/fuzz"
+for layer in util events backend core v1 v2; do
+	cppflags="$cppflags -I$srcdir/libcpc/$layer"
+done
 mkdir -p "$out/obj" "$out/bin" "$out/crashes" "$out/logs"
 
 # Does the toolchain have libFuzzer?
@@ -47,7 +50,7 @@ for src in $LIB_SOURCES; do
 	case $src in
 	*/inherit.c) continue ;;
 	esac
-	obj=$out/obj/$(basename "$src" .c).o
+	obj=$out/obj/$(echo "${src%.c}" | tr / _).o
 	if [ ! -e "$obj" ] || [ "$srcdir/$src" -nt "$obj" ]; then
 		"$cc" $cppflags $cflags -fsanitize=fuzzer-no-link -c "$srcdir/$src" -o "$obj"
 	fi

@@ -1,0 +1,254 @@
+/*
+ * The kernel-module backend: the libcpc module's device /dev/cpc keeps a
+ * virtualised context per thread (see kmod/ and cpc(4)).  The module
+ * freezes the counters and sends SIGEMT with si_code EMT_CPCOVF and the
+ * PC itself, and counts for users that perf_event_paranoid refuses.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "libcpc.h"
+#include "backend.h"
+#include "backends.h"
+#include "cpc_kmod.h"
+
+static int kmod_fd = -1;
+
+struct kmod_lwp {
+	unsigned nreqs;
+	pid_t tid;	/* always 0, the calling thread (backend.h) */
+};
+
+_Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
+    "kmod backend state does not fit");
+_Static_assert(CPC_MAX_REQS <= CPC_KMOD_MAX_REQS, "request limits differ");
+
+/* x86 event-select bits the module accepts for CPC_KEV_RAW_X86. */
+#define RAW_X86_BITS                                                       \
+	(0xffffULL | 1ULL << 18 | 1ULL << 23 | 0xffULL << 24 | 0xfULL << 32)
+
+int __cpc_kmod_open(void)
+{
+	if (kmod_fd >= 0)
+		return 0;
+	int fd = open(CPC_KMOD_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct cpc_kinfo info;
+	memset(&info, 0, sizeof(info));
+	if (ioctl(fd, CPC_KIOC_INFO, &info) != 0 || info.abi != CPC_KMOD_ABI) {
+		close(fd);
+		return -EPROTO;
+	}
+	kmod_fd = fd;
+	return 0;
+}
+
+/* Fills kb from set; -errno with *bad for a request the module cannot count. */
+static int fill_bind(struct cpc_kbind *kb, const struct cpc_reqset *set,
+    unsigned kflags, int *bad)
+{
+	memset(kb, 0, sizeof(*kb));
+	kb->abi = CPC_KMOD_ABI;
+	kb->flags = kflags;
+	kb->nreqs = set->nreqs;
+	for (unsigned i = 0; i < set->nreqs; i++) {
+		const struct cpc_req *r = &set->req[i];
+		struct cpc_kreq *k = &kb->req[i];
+		switch (r->sel.type) {
+		case PERF_TYPE_RAW:
+			k->kind = CPC_KEV_RAW_X86;
+			if ((r->sel.config & ~RAW_X86_BITS) != 0 ||
+			    r->sel.config1 != 0) {
+				*bad = (int)i;
+				return -ENOENT;
+			}
+			break;
+		case PERF_TYPE_SOFTWARE:
+			k->kind = CPC_KEV_SOFTWARE;
+			break;
+		case PERF_TYPE_HARDWARE:
+			k->kind = CPC_KEV_HARDWARE;
+			break;
+		case PERF_TYPE_HW_CACHE:
+			k->kind = CPC_KEV_HW_CACHE;
+			break;
+		default:
+			*bad = (int)i;
+			return -ENOENT;
+		}
+		k->config = r->sel.config;
+		k->flags = r->flags & CPC_KREQ_ALL;
+		k->preset = r->preset;
+	}
+	return 0;
+}
+
+/* Which request the module refused: each alone, on an error path only. */
+static int find_bad_request(const struct cpc_kbind *all, int err)
+{
+	if (all->nreqs == 1)
+		return 0;
+	for (unsigned i = 0; i < all->nreqs; i++) {
+		struct cpc_kbind one;
+		memset(&one, 0, sizeof(one));
+		one.abi = CPC_KMOD_ABI;
+		one.flags = CPC_KBIND_START_FROZEN;
+		one.nreqs = 1;
+		one.req[0] = all->req[i];
+		if (ioctl(kmod_fd, CPC_KIOC_BIND, &one) != 0 && errno == err)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
+    unsigned bflags, pid_t tid, int *bad)
+{
+	struct cpc_kbind kb;
+
+	*bad = -1;
+	if (set->nreqs == 0 || set->nreqs > CPC_MAX_REQS)
+		return -EINVAL;
+	int rc = fill_bind(&kb, set,
+	    (bflags & CPC_BACKEND_START_FROZEN) ? CPC_KBIND_START_FROZEN : 0,
+	    bad);
+	if (rc != 0)
+		return rc;
+	kb.tid = tid;
+	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0) {
+		int err = errno;
+		*bad = tid == 0 ? find_bad_request(&kb, err) : -1;
+		return -err;
+	}
+	p->nreqs = set->nreqs;
+	p->tid = tid;
+	return 0;
+}
+
+static int kmod_bind(void *priv, const struct cpc_reqset *set,
+    unsigned bflags, int *bad)
+{
+	return bind_tid(priv, set, bflags, 0, bad);
+}
+
+static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
+    unsigned n, uint64_t *ontime_ns)
+{
+	struct cpc_ksample ks;
+	memset(&ks, 0, sizeof(ks));
+	ks.abi = CPC_KMOD_ABI;
+	ks.tid = tid;
+	if (ioctl(kmod_fd, cmd, &ks) != 0)
+		/* EIO: a pinned counter could not be scheduled, the context
+		 * is lost (EAGAIN to the caller, as on Solaris). */
+		return errno == EIO ? -EAGAIN : -errno;
+	if (n > ks.nreqs)
+		return -EINVAL;
+	memcpy(vals, ks.vals, n * sizeof(vals[0]));
+	*ontime_ns = ks.ontime_ns;
+	return 0;
+}
+
+static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
+    uint64_t *ontime_ns)
+{
+	struct kmod_lwp *p = priv;
+	return sample_ioctl(CPC_KIOC_SAMPLE, p->tid, vals, n, ontime_ns);
+}
+
+static void target_ioctl(unsigned long cmd, pid_t tid)
+{
+	struct cpc_ktarget kt;
+	memset(&kt, 0, sizeof(kt));
+	kt.abi = CPC_KMOD_ABI;
+	kt.tid = tid;
+	(void)ioctl(kmod_fd, cmd, &kt);
+}
+
+static void kmod_release(void *priv)
+{
+	struct kmod_lwp *p = priv;
+	p->nreqs = 0;
+	target_ioctl(CPC_KIOC_RELE, p->tid);
+}
+
+/* 1 if an overflow froze the binding (the module tells at sample). */
+static int kmod_frozen(void *priv)
+{
+	struct cpc_ksample ks;
+	(void)priv;
+	memset(&ks, 0, sizeof(ks));
+	ks.abi = CPC_KMOD_ABI;
+	return ioctl(kmod_fd, CPC_KIOC_SAMPLE, &ks) == 0 &&
+	    (ks.flags & CPC_KSAMPLE_FROZEN) != 0;
+}
+
+/* The module sends the Solaris SIGEMT itself, already frozen. */
+static int kmod_is_overflow(void *priv, const siginfo_t *si)
+{
+	(void)priv, (void)si;
+	return 0;
+}
+
+static void kmod_freeze(void *priv)
+{
+	(void)priv;
+}
+
+static int kmod_probe(const struct cpc_reqset *set)
+{
+	(void)set;
+	struct cpc_kinfo info;
+	memset(&info, 0, sizeof(info));
+	return ioctl(kmod_fd, CPC_KIOC_INFO, &info) == 0 ? 0 : -errno;
+}
+
+static int kmod_group_open(void *gpriv, const struct cpc_reqset *set)
+{
+	struct cpc_reqset plain = *set;
+	struct cpc_kbind kb;
+	int bad;
+
+	(void)gpriv;
+	for (unsigned i = 0; i < plain.nreqs; i++) {
+		plain.req[i].preset = 0;
+		plain.req[i].flags &= ~CPC_OVF_NOTIFY_EMT;
+	}
+	int rc = fill_bind(&kb, &plain, 0, &bad);
+	if (rc != 0)
+		return rc;
+	return ioctl(kmod_fd, CPC_KIOC_GROUP_OPEN, &kb) == 0 ? 0 : -errno;
+}
+
+static int kmod_group_sample(void *gpriv, uint64_t *vals, unsigned n,
+    uint64_t *ontime_ns)
+{
+	(void)gpriv;
+	return sample_ioctl(CPC_KIOC_GROUP_SAMPLE, 0, vals, n, ontime_ns);
+}
+
+static void kmod_group_close(void *gpriv)
+{
+	(void)gpriv;
+	target_ioctl(CPC_KIOC_GROUP_CLOSE, 0);
+}
+
+const struct cpc_backend __cpc_kmod_backend = {
+	.name = "kmod",
+	.kernel_sends_sigemt = 1,
+	.bind = kmod_bind,
+	.sample = kmod_sample,
+	.release = kmod_release,
+	.is_overflow = kmod_is_overflow,
+	.freeze = kmod_freeze,
+	.frozen = kmod_frozen,
+	.probe = kmod_probe,
+	.group_open = kmod_group_open,
+	.group_sample = kmod_group_sample,
+	.group_close = kmod_group_close,
+};

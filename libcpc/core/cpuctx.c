@@ -1,0 +1,73 @@
+/* Processor contexts: see cpuctx.h. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <string.h>
+
+#include "cpuctx.h"
+#include "cpuinfo.h"
+#include "libcpc.h"
+
+int __cpc_cpu_pin(struct cpc_cpuctx *c, int cpu)
+{
+	cpu_set_t one;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return -EINVAL;
+	if (sched_getaffinity(0, sizeof(c->old_affinity), &c->old_affinity))
+		return -errno;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) != 0)
+		return -errno;
+	c->pinned = 1;
+	return 0;
+}
+
+int __cpc_cpu_open(struct cpc_cpuctx *c, const struct cpc_reqset *set,
+    int cpu, int *bad)
+{
+	int rc = __cpc_counters_open(&c->ctr, CPC_SCOPE_CPU, set, cpu, bad);
+	if (rc == 0)
+		c->tsc_at_bind = __cpc_rdtsc();
+	return rc;
+}
+
+int __cpc_cpu_sample(struct cpc_cpuctx *c, uint64_t *vals, unsigned n,
+    uint64_t *tick)
+{
+	uint64_t ns;
+	int rc = __cpc_counters_read(&c->ctr, vals, n, &ns);
+	if (rc != 0)
+		return rc;
+	*tick = __cpc_rdtsc() - c->tsc_at_bind;
+	return 0;
+}
+
+void __cpc_cpu_close(struct cpc_cpuctx *c)
+{
+	__cpc_counters_close(&c->ctr);
+	if (c->pinned) {
+		sched_setaffinity(0, sizeof(c->old_affinity), &c->old_affinity);
+		c->pinned = 0;
+	}
+}
+
+int __cpc_cpu_probe(void)
+{
+	struct cpc_cpuctx c;
+	struct cpc_reqset set;
+	int bad;
+
+	memset(&c, 0, sizeof(c));
+	memset(&set, 0, sizeof(set));
+	set.nreqs = 1;
+	set.req[0].sel.type = PERF_TYPE_SOFTWARE;
+	set.req[0].sel.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	set.req[0].flags = CPC_COUNT_USER | CPC_COUNT_SYSTEM;
+	int cpu = sched_getcpu();
+	int rc = __cpc_cpu_open(&c, &set, cpu < 0 ? 0 : cpu, &bad);
+	if (rc == 0)
+		__cpc_cpu_close(&c);
+	return rc;
+}

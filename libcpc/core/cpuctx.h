@@ -1,0 +1,47 @@
+/*
+ * Processor contexts: counting everything that runs on one processor
+ * (cpc_bind_cpu, and the version 1 cpc_shared_* interfaces), through the
+ * backend that serves processors (__cpc_backend_for).  The interface layers
+ * keep one context per binding; this module holds no global state.
+ */
+#ifndef LIBCPC_CPUCTX_H
+#define LIBCPC_CPUCTX_H
+
+#include <sched.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "reqset.h"
+
+struct cpc_cpuctx {
+	struct cpc_counters ctr;
+	int pinned;			/* old_affinity to restore at close */
+	cpu_set_t old_affinity;
+	uint64_t tsc_at_bind;
+};
+
+/*
+ * Binds the calling thread to processor cpu, remembering its affinity for
+ * __cpc_cpu_close.  0 or -errno (-EINVAL: no such processor number).
+ */
+int __cpc_cpu_pin(struct cpc_cpuctx *c, int cpu);
+
+/*
+ * Starts counting set (overflow notification dropped) on processor cpu
+ * in c, a zeroed or closed context.  0, or -errno with *bad the failing
+ * request (or -1).
+ */
+int __cpc_cpu_open(struct cpc_cpuctx *c, const struct cpc_reqset *set, int cpu,
+    int *bad);
+
+/* The n counts and the TSC ticks since open: 0 or -errno. */
+int __cpc_cpu_sample(struct cpc_cpuctx *c, uint64_t *vals, unsigned n,
+    uint64_t *tick);
+
+/* Stops counting and restores the pinned thread's affinity; idempotent. */
+void __cpc_cpu_close(struct cpc_cpuctx *c);
+
+/* May this process count on the processor it runs on?  0 or -errno. */
+int __cpc_cpu_probe(void);
+
+#endif

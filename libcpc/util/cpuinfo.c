@@ -1,0 +1,163 @@
+/* CPUID decoding and TSC calibration. */
+#include <cpuid.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpuinfo.h"
+
+void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
+{
+	unsigned a = 0, b = 0, c = 0, d = 0;
+
+	memset(ci, 0, sizeof(*ci));
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return;
+	memcpy(ci->vendor_id, &b, 4);
+	memcpy(ci->vendor_id + 4, &d, 4);
+	memcpy(ci->vendor_id + 8, &c, 4);
+	ci->vendor_id[12] = '\0';
+	if (strcmp(ci->vendor_id, "GenuineIntel") == 0)
+		ci->vendor = CPC_VENDOR_INTEL;
+	else if (strcmp(ci->vendor_id, "AuthenticAMD") == 0 ||
+	    strcmp(ci->vendor_id, "HygonGenuine") == 0)
+		ci->vendor = CPC_VENDOR_AMD;
+	else
+		ci->vendor = CPC_VENDOR_OTHER;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return;
+	unsigned family = (a >> 8) & 0xf;
+	unsigned model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family == 0x6 || family >= 0xf)
+		model |= ((a >> 16) & 0xf) << 4;
+	ci->family = family;
+	ci->model = model;
+	ci->has_mmx = (d >> 23) & 1;
+}
+
+static _Atomic uint64_t tsc_khz_cache;
+static _Atomic uint64_t ns_to_tsc_mult;	/* ticks per ns, 32.32 fixed point */
+
+/*
+ * gethrtime() is CLOCK_MONOTONIC itself: the vDSO reads it from the TSC
+ * with the kernel's own conversion (no system call where the clocksource
+ * allows it), so it never drifts from the clock the man pages promise.
+ */
+uint64_t __cpc_hrtime(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ns_now_raw(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The kernel's own TSC rate, from a perf user page: ns = cyc * mult >>
+ * shift there, so ticks per ns = 2^shift / mult.  Sets *mult32 (ticks per
+ * ns, 32.32) and returns kHz, or 0 when perf cannot tell (no perf access,
+ * or a clock that is not the TSC).
+ */
+static uint64_t tsc_rate_from_perf(uint64_t *mult32)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1,
+	    PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t khz = 0;
+	void *pg = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);
+	if (pg != MAP_FAILED) {
+		const volatile struct perf_event_mmap_page *u = pg;
+		uint32_t seq, mult;
+		uint16_t shift;
+		int ok;
+		do {
+			seq = u->lock;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			ok = u->cap_user_time;
+			mult = u->time_mult;
+			shift = u->time_shift;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		} while (u->lock != seq);
+		if (ok && mult != 0 && shift < 64) {
+			unsigned __int128 one = (unsigned __int128)1 << shift;
+			*mult32 = (uint64_t)((one << 32) / mult);
+			khz = (uint64_t)(one * 1000000u / mult);
+		}
+		munmap(pg, (size_t)page);
+	}
+	close(fd);
+	return khz;
+}
+
+/* Measures the TSC against CLOCK_MONOTONIC_RAW: kHz, *mult32 as above. */
+static uint64_t tsc_rate_measured(uint64_t *mult32)
+{
+	/* Best of three short windows: the least disturbed one wins. */
+	uint64_t best = 0;
+	uint64_t best_ns = ~0ULL;
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = ns_now_raw(), c0 = __cpc_rdtsc();
+		uint64_t t1;
+		do {
+			t1 = ns_now_raw();
+		} while (t1 - t0 < 700000);
+		uint64_t c1 = __cpc_rdtsc();
+		uint64_t t2 = ns_now_raw();
+		if (t2 - t0 < best_ns) {
+			best_ns = t2 - t0;
+			best = (c1 - c0) * 1000000ULL / (t1 - t0);
+		}
+	}
+	/*
+	 * Not rounded to whole MHz: TSCs run at rates such as 2596.1 MHz,
+	 * where rounding costs 40 ppm, more than this measurement's error.
+	 */
+	uint64_t khz = best ? best : 1;
+	*mult32 = (khz << 32) / 1000000u;
+	return khz;
+}
+
+uint64_t __cpc_tsc_khz(void)
+{
+	uint64_t khz = atomic_load_explicit(&tsc_khz_cache, memory_order_relaxed);
+	if (khz != 0)
+		return khz;
+	uint64_t mult32 = 0;
+	khz = tsc_rate_from_perf(&mult32);
+	if (khz == 0)
+		khz = tsc_rate_measured(&mult32);
+	atomic_store_explicit(&ns_to_tsc_mult, mult32, memory_order_relaxed);
+	atomic_store_explicit(&tsc_khz_cache, khz, memory_order_release);
+	return khz;
+}
+
+uint64_t __cpc_ns_to_tsc(uint64_t ns)
+{
+	if (atomic_load_explicit(&tsc_khz_cache, memory_order_acquire) == 0)
+		(void)__cpc_tsc_khz();
+	uint64_t mult = atomic_load_explicit(&ns_to_tsc_mult,
+	    memory_order_relaxed);
+	return (uint64_t)(((unsigned __int128)ns * mult) >> 32);
+}

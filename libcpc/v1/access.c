@@ -1,0 +1,40 @@
+/* cpc_access: can this process count at all? */
+#include <errno.h>
+#include <string.h>
+
+#include "libcpc.h"
+#include "error.h"
+#include "lwpctx.h"
+
+int cpc_access(void)
+{
+	const char *why = NULL;
+	int err = -__cpc_lwp_probe(&why);
+
+	if (why != NULL) {	/* no backend */
+		__cpc_report("access", "%s\n", why);
+		errno = ENOSYS;
+		return -1;
+	}
+	if (err == 0)
+		return 0;
+	switch (err) {
+	case EAGAIN:
+		__cpc_report("access", "Another process may be sampling "
+				     "system-wide CPU statistics\n");
+		break;
+	case ENOSYS:
+	case EACCES:
+	case EPERM:
+	case ENOENT:
+		__cpc_report("access", "CPU performance counters are "
+				     "inaccessible on this machine\n");
+		err = ENOSYS;
+		break;
+	default:
+		__cpc_report("access", "%s\n", strerror(err));
+		break;
+	}
+	errno = err;
+	return -1;
+}

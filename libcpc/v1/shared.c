@@ -1,0 +1,181 @@
+/*
+ * The version 1 system-wide interfaces: cpc_shared_open, _bind_event,
+ * _take_sample, _rele and _close.  As on Solaris, the caller binds itself
+ * to one processor first (processor_bind, here sched_setaffinity) and
+ * counts everything that runs there, on the core's processor contexts
+ * (cpuctx.h: per-CPU perf events); that needs
+ * CAP_PERFMON or perf_event_paranoid <= 0.  The descriptor returned names
+ * the shared context; unlike Solaris, opening it does not invalidate the
+ * per-LWP contexts of other processes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libcpc.h"
+#include "cpuctx.h"
+#include "error.h"
+#include "v1.h"
+
+#define SHARED_MAX 64
+
+struct shared {
+	int fd;			/* -1: free slot */
+	int bound;
+	cpc_event_t ev;
+	struct cpc_cpuctx ctx;
+};
+
+static struct shared shared[SHARED_MAX] = { [0 ... SHARED_MAX - 1] = {
+	.fd = -1 } };
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct shared *lookup(int fd)
+{
+	if (fd < 0)
+		return NULL;
+	for (int i = 0; i < SHARED_MAX; i++)
+		if (shared[i].fd == fd)
+			return &shared[i];
+	return NULL;
+}
+
+static int bound_processor(void);
+
+int cpc_shared_open(void)
+{
+	int rc = __cpc_cpu_probe();
+	if (rc != 0) {
+		if (rc == -EACCES || rc == -EPERM) {
+			__cpc_report("shared_open", "counting on a processor needs "
+			    "CAP_PERFMON or perf_event_paranoid <= 0\n");
+			return __cpc_fail(EACCES);
+		}
+		return __cpc_fail(-rc);
+	}
+	/* As on Solaris, the caller binds itself to a processor first. */
+	if (bound_processor() < 0) {
+		__cpc_report("shared_open", "the caller must first be bound to "
+		    "one processor (processor_bind)\n");
+		return __cpc_fail(EINVAL);
+	}
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	pthread_mutex_lock(&shared_lock);
+	struct shared *s = NULL;
+	for (int i = 0; i < SHARED_MAX && s == NULL; i++)
+		if (shared[i].fd < 0)
+			s = &shared[i];
+	if (s != NULL) {
+		memset(s, 0, sizeof(*s));
+		s->fd = fd;
+	}
+	pthread_mutex_unlock(&shared_lock);
+	if (s == NULL) {
+		close(fd);
+		return __cpc_fail(EAGAIN);
+	}
+	return fd;
+}
+
+/* The one processor the calling thread is bound to, or -1. */
+static int bound_processor(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0 ||
+	    CPU_COUNT(&set) != 1)
+		return -1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			return cpu;
+	return -1;
+}
+
+static void release(struct shared *s)
+{
+	if (s->bound) {
+		__cpc_cpu_close(&s->ctx);
+		s->bound = 0;
+	}
+}
+
+int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
+{
+	struct cpc_reqset set;
+	int bad;
+	struct shared *s = lookup(fd);
+
+	if (s == NULL)
+		return __cpc_fail(EINVAL);
+	if (event == NULL) {
+		release(s);
+		return 0;
+	}
+	if (flags != 0)
+		return __cpc_fail(EINVAL);
+	int cpu = bound_processor();
+	if (cpu < 0) {
+		__cpc_report("shared_bind_event", "the caller must first be bound "
+		    "to one processor (processor_bind, sched_setaffinity)\n");
+		return __cpc_fail(EINVAL);
+	}
+	int err = __cpc_v1_build_set(event, 0, &set, "shared_bind_event");
+	if (err != 0)
+		return __cpc_fail(err);
+	release(s);
+	int rc = __cpc_cpu_open(&s->ctx, &set, cpu, &bad);
+	if (rc != 0) {
+		if (rc == -ENOENT || rc == -EOPNOTSUPP) {
+			__cpc_report("shared_bind_event", "pic%d: event cannot be "
+			    "counted on this system\n", bad < 0 ? 0 : bad);
+			return __cpc_fail(EINVAL);
+		}
+		return __cpc_fail(-rc == EPERM ? EACCES : -rc);
+	}
+	s->ev = *event;
+	s->bound = 1;
+	return 0;
+}
+
+int cpc_shared_take_sample(int fd, cpc_event_t *event)
+{
+	uint64_t vals[2], tick;
+	struct shared *s = lookup(fd);
+
+	if (s == NULL || event == NULL || !s->bound)
+		return __cpc_fail(EINVAL);
+	int rc = __cpc_cpu_sample(&s->ctx, vals, 2, &tick);
+	if (rc != 0)
+		return __cpc_fail(-rc);
+	event->ce_cpuver = s->ev.ce_cpuver;
+	event->ce_hrt = gethrtime();
+	event->ce_tsc = tick;
+	event->ce_pic[0] = vals[0];
+	event->ce_pic[1] = vals[1];
+	return 0;
+}
+
+int cpc_shared_rele(int fd)
+{
+	struct shared *s = lookup(fd);
+	if (s == NULL || !s->bound)
+		return __cpc_fail(EINVAL);
+	release(s);
+	return 0;
+}
+
+void cpc_shared_close(int fd)
+{
+	pthread_mutex_lock(&shared_lock);
+	struct shared *s = lookup(fd);
+	if (s != NULL) {
+		release(s);
+		s->fd = -1;
+		close(fd);
+	}
+	pthread_mutex_unlock(&shared_lock);
+}

@@ -1,0 +1,208 @@
+/*
+ * Binding and sampling with the current interfaces: cpc_bind_curlwp,
+ * cpc_unbind, cpc_set_sample, cpc_request_preset, cpc_set_restart,
+ * cpc_enable and cpc_disable, on the same per-LWP core as version 1.
+ * The sample, restart, preset and rebind paths are async-signal-safe.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <stdlib.h>
+
+#include "cpuctx.h"
+#include "lwpctx.h"
+#include "ovf_signal.h"
+#include "pctxctx.h"
+#include "error.h"
+#include "v2.h"
+
+#define FN_BIND "cpc_bind_curlwp"
+
+/* New LWPs start from the set's presets (Solaris v2). */
+static void v2_adopt(const unsigned char *tag)
+{
+	(void)tag;
+}
+
+static const struct cpc_inherit v2_inherit = {
+	.zero_presets = 0,
+	.all_start_at_max = 0,
+	.adopt = v2_adopt,
+};
+
+/* The subcode a backend error is reported with. */
+static int backend_subcode(int err)
+{
+	switch (err) {
+	case ENOENT:	/* no such event here (ENOTSUP: cannot notify) */
+	case EBUSY:
+		return CPC_RESOURCE_UNAVAIL;
+	default:
+		return -1;
+	}
+}
+
+int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
+{
+	int saved = errno;
+	struct cpc_reqset rs;
+	int bad, emt = 0;
+	const char *why = NULL;
+
+	if (set == NULL || set->nreqs == 0 ||
+	    (flags & ~(uint_t)CPC_BIND_LWP_INHERIT) != 0)
+		return __cpc_fail(EINVAL);
+	if (v2_check_reqs(cpc, set, FN_BIND) != 0)
+		return -1;
+	for (struct v2_req *r = set->reqs; r != NULL; r = r->next)
+		emt |= (r->req.flags & CPC_OVF_NOTIFY_EMT) != 0;
+	if (emt) {
+		int rc = __cpc_ovf_signal_arm();
+		if (rc != 0)
+			return __cpc_fail(-rc);
+	}
+	if (set->state == V2_BOUND_CPU || set->state == V2_BOUND_PCTX)
+		v2_unbind_set(set);
+	v2_compile(set, &rs);
+	int rc = __cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
+	if (rc != 0) {
+		if (why != NULL)
+			v2_note(cpc, FN_BIND, why);
+		else
+			v2_report(cpc, FN_BIND, backend_subcode(-rc));
+		return __cpc_fail(-rc == ENOENT ? EINVAL : -rc);
+	}
+	set->state = V2_BOUND_LWP;
+	errno = saved;
+	return 0;
+}
+
+/* Problems found when the requests were added. */
+int v2_check_reqs(cpc_t *cpc, const cpc_set_t *set, const char *fn)
+{
+	for (const struct v2_req *r = set->reqs; r != NULL; r = r->next)
+		if (r->bind_subcode > 0) {
+			v2_report(cpc, fn, r->bind_subcode);
+			return __cpc_fail(r->bind_errno);
+		}
+	return 0;
+}
+
+void v2_unbind_set(cpc_set_t *set)
+{
+	switch (set->state) {
+	case V2_BOUND_LWP:
+		if (__cpc_lwp_owner() == set)
+			(void)__cpc_lwp_release();
+		break;
+	case V2_BOUND_CPU:
+		__cpc_cpu_close(set->bound_cpu);
+		free(set->bound_cpu);
+		set->bound_cpu = NULL;
+		break;
+	case V2_BOUND_PCTX:
+		__cpc_pctx_close(set->bound_pctx);
+		free(set->bound_pctx);
+		set->bound_pctx = NULL;
+		break;
+	default:
+		break;
+	}
+	set->state = V2_UNBOUND;
+}
+
+/* Async-signal-safe for sets bound to the calling LWP. */
+int v2_sample_set(cpc_set_t *set, cpc_buf_t *buf)
+{
+	unsigned n = (unsigned)buf->nvals;
+	uint64_t tick = 0;
+	int rc;
+
+	switch (set->state) {
+	case V2_BOUND_LWP:
+		if (__cpc_lwp_owner() != set)
+			return -EINVAL;
+		rc = __cpc_lwp_sample(buf->vals, n, &tick);
+		break;
+	case V2_BOUND_CPU:
+		rc = __cpc_cpu_sample(set->bound_cpu, buf->vals, n, &tick);
+		break;
+	case V2_BOUND_PCTX:
+		rc = __cpc_pctx_read(set->bound_pctx, buf->vals, n, &tick);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (rc != 0)
+		return rc;
+	buf->hrtime = gethrtime();
+	buf->tick = tick;
+	return 0;
+}
+
+int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
+{
+	int saved = errno;
+	if (!v2_owns_set(cpc, set) || set->state == V2_UNBOUND)
+		return __cpc_fail(EINVAL);
+	v2_unbind_set(set);
+	errno = saved;
+	return 0;
+}
+
+int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
+{
+	int saved = errno;
+
+	(void)cpc;
+	if (set == NULL || buf == NULL || buf->nvals != set->nreqs)
+		return __cpc_fail(EINVAL);
+	int rc = v2_sample_set(set, buf);
+	if (rc != 0)
+		return __cpc_fail(-rc);
+	errno = saved;
+	return 0;
+}
+
+int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset)
+{
+	int saved = errno;
+	(void)cpc;
+	if (index < 0 || __cpc_lwp_set_preset((unsigned)index, preset) != 0)
+		return __cpc_fail(EINVAL);
+	errno = saved;
+	return 0;
+}
+
+int cpc_set_restart(cpc_t *cpc, cpc_set_t *set)
+{
+	int saved = errno;
+	(void)cpc, (void)set;
+	int rc = __cpc_lwp_restart();
+	if (rc != 0)
+		return __cpc_fail(-rc);
+	errno = saved;
+	return 0;
+}
+
+static int enable(int on)
+{
+	int saved = errno;
+	int rc = __cpc_lwp_enable(on);
+	if (rc != 0)
+		return __cpc_fail(-rc);
+	errno = saved;
+	return 0;
+}
+
+int cpc_enable(cpc_t *cpc)
+{
+	(void)cpc;
+	return enable(1);
+}
+
+int cpc_disable(cpc_t *cpc)
+{
+	(void)cpc;
+	return enable(0);
+}

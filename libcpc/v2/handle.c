@@ -1,0 +1,104 @@
+/*
+ * Handles of the current interfaces: cpc_open, cpc_close, the handle's
+ * descriptions (cpc_npic, cpc_caps, cpc_cciname, cpc_cpuref), its error
+ * handler (cpc_seterrhndlr) and cpc_terminate.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "lwpctx.h"
+#include "native_events.h"
+#include "pctxctx.h"
+#include "v2.h"
+
+/* Counters a set may use: the PMU's, or a fixed number for software events. */
+static uint_t count_pics(void)
+{
+	int has_pmu = access("/sys/bus/event_source/devices/cpu/type", F_OK) ==
+		0 ||
+	    access("/sys/bus/event_source/devices/cpu_core/type", F_OK) == 0;
+	int n = has_pmu ? __cpc_native_counters() : 0;
+	if (n < 2)
+		n = 8;
+	if (n > CPC_MAX_REQS)
+		n = CPC_MAX_REQS;
+	return (uint_t)n;
+}
+
+cpc_t *cpc_open(int ver)
+{
+	if (ver != CPC_VER_CURRENT) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Can this process count at all? */
+	const char *why = NULL;
+	int rc = __cpc_lwp_probe(&why);
+	if (rc != 0) {
+		errno = why != NULL ? ENOSYS : -rc;
+		return NULL;
+	}
+	cpc_t *cpc = calloc(1, sizeof(*cpc));
+	if (cpc == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&cpc->lock, NULL);
+	cpc->cpuver = cpc_getcpuver();
+	cpc->npic = count_pics();
+	cpc->caps = CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE;
+	return cpc;
+}
+
+int cpc_close(cpc_t *cpc)
+{
+	if (cpc == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	while (cpc->sets != NULL)
+		cpc_set_destroy(cpc, cpc->sets);
+	while (cpc->bufs != NULL)
+		cpc_buf_destroy(cpc, cpc->bufs);
+	pthread_mutex_destroy(&cpc->lock);
+	free(cpc);
+	return 0;
+}
+
+uint_t cpc_npic(cpc_t *cpc)
+{
+	return cpc != NULL ? cpc->npic : 0;
+}
+
+uint_t cpc_caps(cpc_t *cpc)
+{
+	return cpc != NULL ? cpc->caps : 0;
+}
+
+const char *cpc_cciname(cpc_t *cpc)
+{
+	return cpc_getcciname(cpc != NULL ? cpc->cpuver : cpc_getcpuver());
+}
+
+const char *cpc_cpuref(cpc_t *cpc)
+{
+	return cpc_getcpuref(cpc != NULL ? cpc->cpuver : cpc_getcpuver());
+}
+
+int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
+{
+	if (cpc != NULL)
+		cpc->errfn = fn;
+	return 0;
+}
+
+void cpc_terminate(cpc_t *cpc)
+{
+	/* Ends the pctx_run of every process context a set is bound in. */
+	if (cpc != NULL)
+		__cpc_pctx_terminate_owner(cpc);
+}

@@ -1,0 +1,93 @@
+/*
+ * cpc_bind_pctx: binding a set to an LWP of a process controlled through
+ * libpctx, on the core's process contexts (pctxctx.h); sampling and
+ * unbinding such a set go through the state dispatch of bind.c.
+ *
+ * On Linux the controlling process counts in the target thread itself (it
+ * may, being its tracer), so the counts live in the controller and the
+ * target is not disturbed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pctxctx.h"
+#include "error.h"
+#include "v2.h"
+
+#define FN_PCTX "cpc_bind_pctx"
+
+/* Names the request that cannot be counted here. */
+static void explain(cpc_t *cpc, const cpc_set_t *set, int bad)
+{
+	char msg[CPC_MAX_EVENT_LEN + 96];
+	for (const struct v2_req *r = set->reqs; r != NULL; r = r->next)
+		if (r->index == bad) {
+			snprintf(msg, sizeof(msg), "event '%s' cannot be "
+			    "counted on this system (no hardware PMU or no "
+			    "such event)", r->event);
+			v2_note(cpc, FN_PCTX, msg);
+		}
+}
+
+int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
+    uint_t flags)
+{
+	int saved = errno;
+	struct cpc_reqset rs;
+	pid_t tid;
+	int bad;
+
+	if (flags != 0 || set == NULL || set->nreqs == 0 ||
+	    !v2_owns_set(cpc, set))
+		return __cpc_fail(EINVAL);
+	if (v2_check_reqs(cpc, set, FN_PCTX) != 0)
+		return -1;
+	for (struct v2_req *r = set->reqs; r != NULL; r = r->next)
+		if (r->req.flags & CPC_OVF_NOTIFY_EMT) {
+			v2_note(cpc, FN_PCTX, "overflow notification is not "
+			    "available for process contexts");
+			return __cpc_fail(ENOTSUP);
+		}
+	int rc = __cpc_pctx_target(pctx, id, &tid);
+	if (rc == -ENOTSUP) {
+		v2_note(cpc, FN_PCTX, "libpctx is not loaded in this process");
+		return __cpc_fail(ENOTSUP);
+	}
+	if (rc != 0)
+		return __cpc_fail(-rc);
+	if (set->state != V2_UNBOUND)
+		v2_unbind_set(set);
+
+	struct cpc_pctxctx *c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return __cpc_fail(ENOMEM);
+	v2_compile(set, &rs);
+	rc = __cpc_pctx_open(c, &rs, tid, &bad);
+	if (rc != 0) {
+		free(c);
+		switch (-rc) {
+		case EACCES:
+		case EPERM:
+			v2_note(cpc, FN_PCTX, "not permitted to count in that "
+					      "process (see /proc/sys/kernel/"
+					      "perf_event_paranoid)");
+			return __cpc_fail(EACCES);
+		case ESRCH:
+			return __cpc_fail(ESRCH);
+		case ENOENT:
+		case EOPNOTSUPP:
+		case EBUSY:
+			v2_report(cpc, FN_PCTX, CPC_RESOURCE_UNAVAIL);
+			explain(cpc, set, bad);
+			return __cpc_fail(EINVAL);
+		default:
+			return __cpc_fail(-rc);
+		}
+	}
+	__cpc_pctx_link(cpc, pctx);
+	set->bound_pctx = c;
+	set->state = V2_BOUND_PCTX;
+	errno = saved;
+	return 0;
+}

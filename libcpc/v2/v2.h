@@ -1,0 +1,116 @@
+/*
+ * Private structures of the current (version 2) interfaces: handles, sets,
+ * requests and buffers.  Sets are compiled into the core's request sets
+ * at bind time.
+ */
+#ifndef LIBCPC_V2_H
+#define LIBCPC_V2_H
+
+#include <pthread.h>
+
+#include "libcpc.h"
+#include "reqset.h"
+
+struct cpc_cpuctx;
+struct cpc_pctxctx;
+
+enum v2_set_state { V2_UNBOUND, V2_BOUND_LWP, V2_BOUND_CPU, V2_BOUND_PCTX };
+
+struct v2_req {
+	struct v2_req *next;	/* newest first, as on Solaris */
+	int index;		/* order of addition */
+	char *event;
+	uint64_t preset;
+	uint_t flags;
+	int nattrs;
+	cpc_attr_t *attrs;	/* private copies */
+	/* Resolved at add time, so binding needs no allocation: */
+	struct cpc_req req;	/* event, preset and flags for the core */
+	int bind_subcode;	/* > 0: what binding must report */
+	int bind_errno;
+};
+
+struct __cpc_set {
+	cpc_t *cpc;
+	struct __cpc_set *next;
+	struct v2_req *reqs;
+	int nreqs;
+	volatile int state;	/* enum v2_set_state */
+	struct cpc_cpuctx *bound_cpu;	/* V2_BOUND_CPU (cpu.c) */
+	struct cpc_pctxctx *bound_pctx;	/* V2_BOUND_PCTX (pctx.c) */
+};
+
+struct __cpc_buf {
+	cpc_t *cpc;
+	struct __cpc_buf *next;
+	int nvals;
+	hrtime_t hrtime;
+	uint64_t tick;
+	uint64_t vals[];
+};
+
+struct __cpc {
+	pthread_mutex_t lock;
+	cpc_errhndlr_t *errfn;
+	struct __cpc_set *sets;
+	struct __cpc_buf *bufs;
+	int cpuver;
+	uint_t npic;
+	uint_t caps;
+};
+
+/* Locks the handle with SIGEMT held, so an overflow handler cannot deadlock. */
+void v2_lock(cpc_t *cpc, sigset_t *saved);
+void v2_unlock(cpc_t *cpc, const sigset_t *saved);
+
+/* Reports subcode for function fn through the handle's error handler. */
+void v2_report(cpc_t *cpc, const char *fn, int subcode);
+
+/*
+ * Reports a Linux-specific problem (a message without a final newline)
+ * through the handle's error handler, with subcode -1.
+ */
+void v2_note(cpc_t *cpc, const char *fn, const char *msg);
+
+/* 1 if set belongs to cpc (takes the lock). */
+int v2_owns_set(cpc_t *cpc, const cpc_set_t *set);
+
+/*
+ * Resolves an event name and its attributes for counter picno (-1: any
+ * counter) into a core request.  Returns 0, or the subcode to report:
+ * CPC_INVALID_EVENT, CPC_PIC_NOT_CAPABLE.  Attribute values are checked
+ * later (v2_check_attrs).
+ */
+int v2_resolve(cpc_t *cpc, const char *event, int picno, struct cpc_req *out,
+    int *plain);
+
+/* Is the event valid on counter picno? */
+int v2_event_on_pic(cpc_t *cpc, const char *event, uint_t picno);
+
+/* Is name an attribute of this platform (including "picnum")? */
+int v2_known_attr(cpc_t *cpc, const char *name);
+
+/*
+ * Applies the attributes to a resolved request: 0, or the subcode and
+ * errno that binding must report.
+ */
+int v2_apply_attrs(cpc_t *cpc, struct cpc_req *req, int plain,
+    int nattrs, const cpc_attr_t *attrs, int *err);
+
+/*
+ * Reports the first problem found when the requests of set were added
+ * (for binding function fn): 0, or -1 with errno set.
+ */
+int v2_check_reqs(cpc_t *cpc, const cpc_set_t *set, const char *fn);
+
+/*
+ * The one dispatch on a set's bind state (bind.c): releases whatever
+ * binding the set has (it becomes unbound), and samples it (0 or -errno).
+ */
+void v2_unbind_set(cpc_set_t *set);
+int v2_sample_set(cpc_set_t *set, cpc_buf_t *buf);
+
+/* Builds the core request set of a set, in request-index order. */
+void v2_compile(const cpc_set_t *set, struct cpc_reqset *out);
+
+#endif
