@@ -605,7 +605,6 @@ static int bind_checks(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 			     CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL), 0);
 	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, ovf, 0), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
-	ck_assert_ptr_nonnull(strstr(errs, "cpc_bind_pctx: overflow "));
 	cpc_set_destroy(cpc, ovf);
 	cpc_set_destroy(cpc, empty);
 	cpc_buf_destroy(cpc, buf);

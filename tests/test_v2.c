@@ -22,9 +22,13 @@ static cpc_t *cpc;
 static char errlog[2048];
 static int last_subcode;
 
+static int minus_one_calls;
+
 static void handler(const char *fn, int subcode, const char *fmt, va_list ap)
 {
 	size_t len = strlen(errlog);
+	if (subcode < 0)
+		minus_one_calls++;
 	last_subcode = subcode;
 	snprintf(errlog + len, sizeof(errlog) - len, "%s/%d: ", fn, subcode);
 	len = strlen(errlog);
@@ -571,6 +575,24 @@ START_TEST(v1_and_v2_share_the_lwp)
 }
 END_TEST
 
+START_TEST(handler_never_gets_subcode_minus_one)
+{
+	/* Problems without a Solaris subcode: no call to the handler. */
+	cpc_set_t *set = make_set("cpu-clock", "context-switches", 0,
+	    CPC_COUNT_USER);
+	minus_one_calls = 0;
+	errno = 0;
+	/* libpctx is not loaded in this program. */
+	ck_assert_int_eq(cpc_bind_pctx(cpc, (pctx_t *)&set, 1, set, 0), -1);
+	ck_assert_int_eq(errno, ENOTSUP);
+	ck_assert_int_eq(minus_one_calls, 0);
+	ck_assert_str_eq(errlog, "");
+	/* Subcodes are still reported. */
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0x100), -1);
+	ck_assert_int_eq(minus_one_calls, 0);
+}
+END_TEST
+
 START_TEST(per_cpu_counting)
 {
 	cpc_set_t *set = make_set("cpu-clock", "context-switches", 0,
@@ -624,6 +646,7 @@ int main(void)
 	tcase_add_test(tc, walk_requests_newest_first);
 	tcase_add_test(tc, counting_and_buffers);
 	tcase_add_test(tc, bind_errors_and_subcodes);
+	tcase_add_test(tc, handler_never_gets_subcode_minus_one);
 	tcase_add_test(tc, overflow_and_restart);
 	tcase_add_test(tc, restart_reloads_presets);
 	tcase_add_test(tc, enable_unfreezes_and_ticks_go_on);

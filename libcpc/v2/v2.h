@@ -68,7 +68,8 @@ void v2_report(cpc_t *cpc, const char *fn, int subcode);
 
 /*
  * Reports a Linux-specific problem (a message without a final newline)
- * through the handle's error handler, with subcode -1.
+ * on stderr, unless the handle has an error handler: that one is never
+ * called with subcode -1, as on Solaris.
  */
 void v2_note(cpc_t *cpc, const char *fn, const char *msg);
 
