@@ -599,18 +599,71 @@ static int bind_checks(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	ck_assert_int_eq(cpc_unbind(cpc, set), -1);
 	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, set, 0), 0);
 	ck_assert_int_eq(cpc_set_destroy(cpc, set), 0);
-	/* No overflow notification in another process. */
+	/*
+	 * CPC_OVF_NOTIFY_EMT is accepted, as by illumos; the counter counts
+	 * on past its overflow, without a signal to either process.
+	 */
 	cpc_set_t *ovf = cpc_set_create(cpc);
-	ck_assert_int_eq(cpc_set_add_request(cpc, ovf, "task-clock", 0,
-			     CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL), 0);
-	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, ovf, 0), -1);
-	ck_assert_int_eq(errno, ENOTSUP);
-	cpc_set_destroy(cpc, ovf);
+	ck_assert_int_eq(cpc_set_add_request(cpc, ovf, "task-clock",
+			     UINT64_MAX - 999, CPC_COUNT_USER |
+			     CPC_OVF_NOTIFY_EMT, 0, NULL), 0);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, ovf, 0), 0);
+	ck_assert_int_eq(cpc_set_destroy(cpc, ovf), 0);
 	cpc_set_destroy(cpc, empty);
 	cpc_buf_destroy(cpc, buf);
 	logf_("checked;");
 	return 0;
 }
+
+/* A request with CPC_OVF_NOTIFY_EMT in another process counts on. */
+static cpc_set_t *emt_set;
+static uint64_t emt_val;
+
+static int emt_init(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pid, (void)arg;
+	emt_set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, emt_set, "task-clock",
+			     UINT64_MAX - 999999, CPC_COUNT_USER |
+			     CPC_OVF_NOTIFY_EMT, 0, NULL), 0);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, emt_set, 0), 0);
+	return 0;
+}
+
+static int emt_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pctx, (void)pid, (void)lwpid, (void)arg;
+	cpc_buf_t *buf = cpc_buf_create(cpc, emt_set);
+	ck_assert_int_eq(cpc_set_sample(cpc, emt_set, buf), 0);
+	ck_assert_int_eq(cpc_buf_get(cpc, buf, 0, &emt_val), 0);
+	return 0;
+}
+
+static void emt_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, int status,
+    void *arg)
+{
+	(void)pctx, (void)pid, (void)lwpid, (void)arg;
+	exit_status = status;
+}
+
+START_TEST(emt_request_in_a_process_context)
+{
+	const char *argv[] = { target, "spin", "100", "exit", "9", NULL };
+	pctx_t *pctx = pctx_create(target, (char *const *)argv, NULL, 0,
+	    errfn);
+	ck_assert_ptr_nonnull(pctx);
+	ck_assert_int_eq(pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, emt_init,
+			     PCTX_FINI_LWP_EVENT, emt_fini,
+			     PCTX_SYSC_EXIT_EVENT, emt_exit, PCTX_NULL_EVENT),
+	    0);
+	ck_assert_int_eq(pctx_run(pctx, 0, 0, NULL), 0);
+	/* The target was not signalled, and the count went past 2^64. */
+	ck_assert_int_eq(exit_status, 9);
+	ck_assert_uint_ge(emt_val, 90000000u);
+	ck_assert_uint_lt(emt_val, 2000000000u);
+	pctx_release(pctx);
+}
+END_TEST
 
 START_TEST(bind_pctx_errors)
 {
@@ -644,6 +697,12 @@ static int v1_init(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 			     CPC_BIND_EMT_OVF), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_ptr_nonnull(strstr(captured_errors(), "pctx_bind_event: "));
+	/* Any flag, as illumos: inheritance too. */
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid, &ev,
+			     CPC_BIND_LWP_INHERIT), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid, &ev, 0x100), -1);
+	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid + 100000, &ev, 0), -1);
@@ -756,6 +815,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, capture_refused);
 	tcase_add_test(tc, create_errors);
 	tcase_add_test(tc, bind_pctx_errors);
+	tcase_add_test(tc, emt_request_in_a_process_context);
 	tcase_add_test(tc, v1_pctx_interfaces);
 	suite_add_tcase(s, tc);
 	return s;
