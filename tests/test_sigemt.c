@@ -259,7 +259,7 @@ START_TEST(v2_handler_after_bind)
 	v2_mode = 1;
 	cpc_set_t *set = cpc_set_create(cpc);
 	int i = cpc_set_add_request(cpc, set, "page-faults", PRESET_1000,
-	    CPC_COUNT_USER | CPC_COUNT_SYSTEM | CPC_OVF_NOTIFY_EMT, 0, NULL);
+	    CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL);
 	ck_assert_int_ge(i, 0);
 	ck_assert_msg(cpc_bind_curlwp(cpc, set, 0) == 0, "bind: %s %s",
 	    strerror(errno), captured_errors());
