@@ -181,7 +181,10 @@ static void add_ms(struct timespec *ts, int64_t ms)
 
 static void cpu_error(int cpu, int err)
 {
+	const char *why = cpc_linux_errnote(cpc);
 	fprintf(stderr, "%s: cpu%d - %s\n", cmd_prog, cpu, strerror(err));
+	if (why != NULL)
+		fprintf(stderr, "%s: %s\n", cmd_prog, why);
 }
 
 static void *cpu_main(void *arg)

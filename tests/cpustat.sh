@@ -80,6 +80,13 @@ done
 run "$cpustat" -h
 expect_rc help 0
 expect_grep help-iface "$tmp/out" '^	CPU performance counter interface: '
+# The Solaris name exactly, and the running processor on a line of its own.
+iface=$(sed -n 's/^	CPU performance counter interface: //p' "$tmp/out")
+case $iface in
+"Pentium Pro with MMX, Pentium II" | "AMD Family 0Fh or later" | "Linux perf_event") ok ;;
+*) bad help-iface-name "unexpected interface name '$iface'" ;;
+esac
+expect_grep help-processor "$tmp/out" '^	Processor: .*(Family|perf_event)'
 expect_grep help-generic "$tmp/out" '^	Generic Events:$'
 expect_grep help-platform "$tmp/out" '^	Platform Specific Events:$'
 name=$(grep -E '[[:space:]]+event\[*[0-9]-*[0-9]*\]*:' "$tmp/out" | grep -v PAPI |

@@ -587,6 +587,11 @@ START_TEST(handler_never_gets_subcode_minus_one)
 	ck_assert_int_eq(errno, ENOTSUP);
 	ck_assert_int_eq(minus_one_calls, 0);
 	ck_assert_str_eq(errlog, "");
+	/* The explanation is there for whoever asks, once. */
+	const char *why = cpc_linux_errnote(cpc);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_ptr_nonnull(strstr(why, "libpctx"));
+	ck_assert_ptr_null(cpc_linux_errnote(cpc));
 	/* Subcodes are still reported. */
 	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0x100), -1);
 	ck_assert_int_eq(minus_one_calls, 0);

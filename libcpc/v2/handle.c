@@ -79,6 +79,16 @@ uint_t cpc_caps(cpc_t *cpc)
 	return cpc != NULL ? cpc->caps : 0;
 }
 
+const char *cpc_linux_errnote(cpc_t *cpc)
+{
+	static _Thread_local char last[sizeof(((cpc_t *)0)->note)];
+	if (cpc == NULL || cpc->note[0] == '\0')
+		return NULL;
+	memcpy(last, cpc->note, sizeof(last));
+	cpc->note[0] = '\0';
+	return last;
+}
+
 const char *cpc_cciname(cpc_t *cpc)
 {
 	return cpc_getcciname(cpc != NULL ? cpc->cpuver : cpc_getcpuver());

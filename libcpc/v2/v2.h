@@ -57,6 +57,7 @@ struct __cpc {
 	int cpuver;
 	uint_t npic;
 	uint_t caps;
+	char note[CPC_MAX_EVENT_LEN + 128];	/* cpc_linux_errnote */
 };
 
 /* Locks the handle with SIGEMT held, so an overflow handler cannot deadlock. */
