@@ -10,6 +10,54 @@
 
 const char *cmd_prog = "cpc";
 int cmd_debug;
+struct cmd_opts cmd_opts;
+
+void cmd_set_prog(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+	cmd_prog = slash != NULL ? slash + 1 : argv0;
+}
+
+int cmd_common_option(cpc_t *cpc, struct cmd_setgrp *g, int c,
+    const char *arg, void (*usage)(FILE *fp), int *errors)
+{
+	switch (c) {
+	case 'c':
+		if (cmd_setgrp_add(cpc, g, arg) != 0)
+			(*errors)++;
+		return 1;
+	case 'D':
+		cmd_debug = 1;
+		return 1;
+	case 'h':
+		usage(stdout);
+		printf("\n");
+		cmd_print_capabilities(cpc, stdout);
+		exit(0);
+	case 'n':
+		cmd_opts.notitle = 1;
+		return 1;
+	case 't':
+		cmd_opts.tsc = 1;
+		return 1;
+	case 'O':
+		if (strcmp(arg, "csv") == 0)
+			cmd_opts.csv = 1;
+		else if (strcmp(arg, "text") == 0)
+			cmd_opts.csv = 0;
+		else
+			(*errors)++;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void cmd_usage_error(void (*usage)(FILE *fp))
+{
+	usage(stderr);
+	exit(2);
+}
 
 void cmd_errfn(const char *fn, int subcode, const char *fmt, va_list ap)
 {

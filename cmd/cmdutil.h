@@ -1,7 +1,7 @@
 /*
- * What cputrack and cpustat share: error handlers, the groups of event
- * sets given with -c, output lines (text and CSV) and the capabilities
- * listing of -h.
+ * What cputrack and cpustat share: the options both take, error handlers,
+ * the groups of event sets given with -c, output lines (text and CSV) and
+ * the capabilities listing of -h.
  */
 #ifndef CMD_CMDUTIL_H
 #define CMD_CMDUTIL_H
@@ -14,6 +14,32 @@
 
 extern const char *cmd_prog;	/* the tool's name, for messages */
 extern int cmd_debug;		/* -D: messages name the libcpc function */
+
+/* The options both tools take (see cmd_common_option). */
+struct cmd_opts {
+	int notitle;	/* -n: no title lines */
+	int tsc;	/* -t: a column of the tick register */
+	int csv;	/* -O csv (1) or -O text (0) */
+};
+extern struct cmd_opts cmd_opts;
+
+/* Sets cmd_prog from the tool's argv[0]. */
+void cmd_set_prog(const char *argv0);
+
+/* One -c argument and the groups of them: see below. */
+struct cmd_setgrp;
+
+/*
+ * Handles getopt's option c (argument arg) when it is one both tools
+ * take: -c events (added to g), -D, -h (prints usage and the
+ * capabilities, then exits 0), -n, -t and -O csv|text.  Returns 1 when
+ * it was one (counting a bad argument in *errors), 0 when it was not.
+ */
+int cmd_common_option(cpc_t *cpc, struct cmd_setgrp *g, int c,
+    const char *arg, void (*usage)(FILE *fp), int *errors);
+
+/* Prints the usage on stderr and exits with status 2. */
+void cmd_usage_error(void (*usage)(FILE *fp)) __attribute__((noreturn));
 
 /* The libcpc error handler: "<prog>: [<fn>: ]<message>". */
 void cmd_errfn(const char *fn, int subcode, const char *fmt, va_list ap);

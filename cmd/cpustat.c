@@ -25,10 +25,7 @@
 #include "strtoset.h"
 
 static struct {
-	int notitle;
-	int tsc;
 	int soak;
-	int csv;
 	char timestamp;		/* 'u', 'd' or 0 */
 	double period;		/* seconds, 0: none */
 	int64_t interval_ms;
@@ -69,11 +66,6 @@ static void usage(FILE *fp)
 	    cmd_prog, CPC_TICKREG_NAME);
 }
 
-static void usage_error(void)
-{
-	usage(stderr);
-	exit(2);
-}
 
 static void emit(struct cmd_line *l)
 {
@@ -96,7 +88,7 @@ static void timestamp(struct cmd_line *l)
 {
 	time_t now = time(NULL);
 	if (opts.timestamp == 'u') {
-		if (opts.csv)
+		if (cmd_opts.csv)
 			cmd_line_add(l, "%ld", (long)now);
 		else
 			cmd_line_add(l, "%ld\n", (long)now);
@@ -105,7 +97,7 @@ static void timestamp(struct cmd_line *l)
 		struct tm tm;
 		localtime_r(&now, &tm);
 		strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Z %Y", &tm);
-		if (opts.csv)
+		if (cmd_opts.csv)
 			cmd_line_csv(l, date);
 		else
 			cmd_line_add(l, "%s\n", date);
@@ -116,7 +108,7 @@ static void print_title(void)
 {
 	struct cmd_line l;
 	cmd_line_init(&l);
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		if (opts.timestamp)
 			cmd_line_csv(&l, "timestamp");
 		const char *cols[] = { "time", "cpu", "event", "tsc", "set" };
@@ -125,7 +117,7 @@ static void print_title(void)
 		cmd_line_csv_pics(&l, cpc_npic(cpc));
 	} else {
 		cmd_line_add(&l, "%7s %3s %5s ", "time", "cpu", "event");
-		if (opts.tsc)
+		if (cmd_opts.tsc)
 			cmd_line_add(&l, "%9s ", CPC_TICKREG_NAME);
 		cmd_line_header(&l, &grp.sets[0]);
 	}
@@ -143,7 +135,7 @@ static void print_sample(int cpu, const char *label, cpc_buf_t *buf, int i,
 	cmd_line_init(&l);
 	if (stamp)
 		timestamp(&l);
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		char f[32];
 		snprintf(f, sizeof(f), "%.3f", t);
 		cmd_line_csv(&l, f);
@@ -157,7 +149,7 @@ static void print_sample(int cpu, const char *label, cpc_buf_t *buf, int i,
 		cmd_line_add(&l, "\n");
 	} else {
 		cmd_line_add(&l, "%7.3f %3d %5s ", t, cpu, label);
-		if (opts.tsc)
+		if (cmd_opts.tsc)
 			cmd_line_add(&l, "%9" PRId64 " ",
 			    (int64_t)cpc_buf_tick(cpc, buf));
 		cmd_line_values(&l, cpc, buf, s);
@@ -310,41 +302,16 @@ static int parse_seconds(const char *s, double *out)
 	return (end == s || *end != '\0' || errno != 0) ? -1 : 0;
 }
 
-int main(int argc, char **argv)
+/* ------------------------------------------------------------ parse */
+
+/* The options and operands; exits with the usage on a mistake. */
+static void parse(int argc, char **argv)
 {
 	int errors = 0, c;
-
-	cmd_prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	cpc = cpc_open(CPC_VER_CURRENT);
-	if (cpc == NULL) {
-		fprintf(stderr, "%s: cannot access performance counters - %s\n",
-		    cmd_prog, strerror(errno));
-		return 1;
-	}
-	cpc_seterrhndlr(cpc, cmd_errfn);
-	strtoset_handler(cmd_errfn);
 
 	while (errors == 0 &&
 	    (c = getopt(argc, argv, "+Dc:hntT:sp:O:")) != -1) {
 		switch (c) {
-		case 'D':
-			cmd_debug = 1;
-			break;
-		case 'c':
-			if (cmd_setgrp_add(cpc, &grp, optarg) != 0)
-				errors++;
-			break;
-		case 'h':
-			usage(stdout);
-			printf("\n");
-			cmd_print_capabilities(cpc, stdout);
-			return 0;
-		case 'n':
-			opts.notitle = 1;
-			break;
-		case 't':
-			opts.tsc = 1;
-			break;
 		case 'T':
 			if (strcmp(optarg, "u") == 0 ||
 			    strcmp(optarg, "d") == 0)
@@ -360,16 +327,10 @@ int main(int argc, char **argv)
 			    opts.period < 0)
 				errors++;
 			break;
-		case 'O':
-			if (strcmp(optarg, "csv") == 0)
-				opts.csv = 1;
-			else if (strcmp(optarg, "text") == 0)
-				opts.csv = 0;
-			else
-				errors++;
-			break;
 		default:
-			errors++;
+			if (!cmd_common_option(cpc, &grp, c, optarg, usage,
+				&errors))
+				errors++;
 			break;
 		}
 	}
@@ -392,19 +353,28 @@ int main(int argc, char **argv)
 		optind++;
 	}
 	if (errors > 0 || optind < argc || grp.nsets == 0)
-		usage_error();
+		cmd_usage_error(usage);
+}
 
-	/* The processors this process may run on. */
+/* ------------------------------------------------------------ set up */
+
+/*
+ * One thread state per processor this process may run on, once binding
+ * on the first one worked (privilege); starts the soakers.  NULL when it
+ * cannot go on (reported).
+ */
+static struct cpu_thread *setup(int *ncpu_out)
+{
 	cpu_set_t mask;
 	if (sched_getaffinity(0, sizeof(mask), &mask) != 0) {
 		fprintf(stderr, "%s: cannot list processors: %s\n", cmd_prog,
 		    strerror(errno));
-		return 1;
+		return NULL;
 	}
 	int ncpu = CPU_COUNT(&mask), maxcpu = 0;
 	struct cpu_thread *cts = calloc((size_t)ncpu, sizeof(*cts));
 	if (cts == NULL)
-		return 1;
+		return NULL;
 	for (int cpu = 0, k = 0; cpu < CPU_SETSIZE && k < ncpu; cpu++)
 		if (CPU_ISSET(cpu, &mask)) {
 			cts[k++].cpu = cpu;
@@ -414,10 +384,10 @@ int main(int argc, char **argv)
 	/* Privilege: try the first processor before anything is printed. */
 	cpc_set_t *probe = cmd_set_new(cpc, &grp.sets[0]);
 	if (probe == NULL)
-		return 1;
+		return NULL;
 	if (cpc_bind_cpu(cpc, cts[0].cpu, probe, 0) != 0) {
 		cpu_error(cts[0].cpu, errno);
-		return 1;
+		return NULL;
 	}
 	cpc_set_destroy(cpc, probe);
 
@@ -433,8 +403,20 @@ int main(int argc, char **argv)
 			pthread_detach(t);
 		}
 	}
+	*ncpu_out = ncpu;
+	return cts;
+}
 
-	if (!opts.notitle)
+/* ------------------------------------------------------------ run */
+
+/*
+ * Prints the title and runs one sampling thread per processor until they
+ * end.  Returns the number of threads started, or -1 when out of memory;
+ * *failed is set when a processor failed.
+ */
+static int run(struct cpu_thread *cts, int ncpu, int *failed)
+{
+	if (!cmd_opts.notitle)
 		print_title();
 	start = gethrtime();
 	clock_gettime(CLOCK_MONOTONIC, &start_mono);
@@ -443,7 +425,7 @@ int main(int argc, char **argv)
 		cts[k].total = calloc((size_t)grp.nsets, sizeof(cpc_buf_t *));
 		cts[k].hasdata = calloc((size_t)grp.nsets, sizeof(int));
 		if (cts[k].total == NULL || cts[k].hasdata == NULL)
-			return 1;
+			return -1;
 		for (int i = 0; i < grp.nsets; i++) {
 			cts[k].total[i] = cpc_buf_create(cpc,
 			    grp.sets[i].proto);
@@ -458,12 +440,20 @@ int main(int argc, char **argv)
 		}
 		started++;
 	}
-	int failed = 0;
+	*failed = 0;
 	for (int k = 0; k < ncpu; k++) {
 		if (cts[k].thread != 0)
 			pthread_join(cts[k].thread, NULL);
-		failed |= cts[k].failed;
+		*failed |= cts[k].failed;
 	}
+	return started;
+}
+
+/* ------------------------------------------------------------ report */
+
+/* The total line of every set, over all processors. */
+static void report(const struct cpu_thread *cts, int ncpu, int started)
+{
 	for (int i = 0; i < grp.nsets; i++) {
 		cpc_buf_t *sum = cpc_buf_create(cpc, grp.sets[i].proto);
 		int any = 0;
@@ -478,6 +468,30 @@ int main(int argc, char **argv)
 			print_sample(started, "total", sum, i, 0);
 		cpc_buf_destroy(cpc, sum);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	int ncpu = 0, failed = 0;
+
+	cmd_set_prog(argv[0]);
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc == NULL) {
+		fprintf(stderr, "%s: cannot access performance counters - %s\n",
+		    cmd_prog, strerror(errno));
+		return 1;
+	}
+	cpc_seterrhndlr(cpc, cmd_errfn);
+	strtoset_handler(cmd_errfn);
+
+	parse(argc, argv);
+	struct cpu_thread *cts = setup(&ncpu);
+	if (cts == NULL)
+		return 1;
+	int started = run(cts, ncpu, &failed);
+	if (started < 0)
+		return 1;
+	report(cts, ncpu, started);
 	cpc_close(cpc);
 	return failed ? 1 : 0;
 }

@@ -47,10 +47,7 @@ struct proc_state {
 static struct {
 	int follow_exec;
 	int follow_fork;
-	int notitle;
-	int tsc;
 	int verbose;
-	int csv;
 	uint_t interval_ms;
 	uint_t nsamples;
 	pid_t pid;
@@ -196,7 +193,7 @@ static void print_title(void)
 {
 	struct cmd_line l;
 	cmd_line_init(&l);
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		const char *cols[] = { "time", "pid", "lwp", "event", "tsc",
 			"set" };
 		for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -208,7 +205,7 @@ static void print_title(void)
 		if (opts.follow_fork)
 			cmd_line_add(&l, "%6s ", "pid");
 		cmd_line_add(&l, "%3s %10s ", "lwp", "event");
-		if (opts.tsc)
+		if (cmd_opts.tsc)
 			cmd_line_add(&l, "%9s ", CPC_TICKREG_NAME);
 		cmd_line_header(&l, &grp.sets[0]);
 	}
@@ -221,7 +218,7 @@ static void line_start(struct cmd_line *l, hrtime_t t, pid_t pid,
     __id_t lwpid, const char *label)
 {
 	cmd_line_init(l);
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		char f[32];
 		snprintf(f, sizeof(f), "%.3f", cmd_seconds(t, start));
 		cmd_line_csv(l, f);
@@ -250,7 +247,7 @@ static void print_sample(pid_t pid, __id_t lwpid, const char *label,
 
 	line_start(&l, is_total ? gethrtime() : cpc_buf_hrtime(cpc, buf), pid,
 	    lwpid, label);
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		char f[32];
 		snprintf(f, sizeof(f), "%" PRIu64, cpc_buf_tick(cpc, buf));
 		cmd_line_csv(&l, f);
@@ -259,7 +256,7 @@ static void print_sample(pid_t pid, __id_t lwpid, const char *label,
 		cmd_line_csv(&l, "");
 		cmd_line_add(&l, "\n");
 	} else {
-		if (opts.tsc)
+		if (cmd_opts.tsc)
 			cmd_line_add(&l, "%9" PRId64 " ",
 			    (int64_t)cpc_buf_tick(cpc, buf));
 		cmd_line_values(&l, cpc, buf, s);
@@ -277,7 +274,7 @@ static void print_note(pid_t pid, __id_t lwpid, const char *label,
 {
 	struct cmd_line l;
 	line_start(&l, gethrtime(), pid, lwpid, label);
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		cmd_line_csv(&l, "");
 		cmd_line_csv(&l, "");
 		for (uint_t i = 0; i < cpc_npic(cpc); i++)
@@ -285,7 +282,7 @@ static void print_note(pid_t pid, __id_t lwpid, const char *label,
 		cmd_line_csv(&l, note);
 		cmd_line_add(&l, "\n");
 	} else {
-		if (opts.tsc)
+		if (cmd_opts.tsc)
 			cmd_line_add(&l, "%9s ", "");
 		cmd_line_add(&l, "%9s %9s # %s\n", "", "", note);
 	}
@@ -416,14 +413,14 @@ static int lwp_create(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	/* No sample behind it: stamp it now. */
 	struct cmd_line l;
 	line_start(&l, gethrtime(), pid, lwpid, "lwp_create");
-	if (opts.csv) {
+	if (cmd_opts.csv) {
 		cmd_line_csv(&l, "0");
 		cmd_line_csv(&l, grp.sets[0].spec);
 		cmd_line_csv_values(&l, cpc, zero, &grp.sets[0], cpc_npic(cpc));
 		cmd_line_csv(&l, "");
 		cmd_line_add(&l, "\n");
 	} else {
-		if (opts.tsc)
+		if (cmd_opts.tsc)
 			cmd_line_add(&l, "%9d ", 0);
 		cmd_line_values(&l, cpc, zero, &grp.sets[0]);
 		if (grp.nsets > 1)
@@ -507,7 +504,7 @@ static int proc_exec(pctx_t *pctx, pid_t pid, __id_t lwpid, char *psargs,
 	print_proc_totals(pid, lwpid, "exec");
 	char note[128];
 	snprintf(note, sizeof(note), "'%s'", psargs);
-	print_note(pid, lwpid, "exec", opts.csv ? psargs : note);
+	print_note(pid, lwpid, "exec", cmd_opts.csv ? psargs : note);
 	reset_proc(find_proc(pid));
 	return opts.follow_exec ? 0 : -1;
 }
@@ -569,30 +566,18 @@ static void catch_signals(void)
 		sigaction(always[i], &sa, NULL);
 }
 
-static void usage_error(void)
-{
-	usage(stderr);
-	exit(2);
-}
 
-int main(int argc, char **argv)
+/* ------------------------------------------------------------ parse */
+
+/*
+ * The options; exits with the usage on a mistake.  Returns 1 when a
+ * command to run follows (at argv[optind]), 0 for -p.
+ */
+static int parse(int argc, char **argv, const char **outfile)
 {
-	const char *outfile = NULL;
 	int errors = 0, c;
 	long n;
 	double secs;
-
-	cmd_prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	opts.out = stdout;
-	cpc = cpc_open(CPC_VER_CURRENT);
-	if (cpc == NULL) {
-		fprintf(stderr, "%s: cannot access performance counter "
-				"library - %s\n",
-		    cmd_prog, strerror(errno));
-		return 1;
-	}
-	cpc_seterrhndlr(cpc, cmd_errfn);
-	strtoset_handler(cmd_errfn);
 
 	while ((c = getopt(argc, argv, "+T:N:Defhntvo:c:p:O:")) != -1) {
 		switch (c) {
@@ -610,35 +595,17 @@ int main(int argc, char **argv)
 			else
 				opts.nsamples = (uint_t)n;
 			break;
-		case 'D':
-			cmd_debug = 1;
-			break;
 		case 'e':
 			opts.follow_exec = 1;
 			break;
 		case 'f':
 			opts.follow_fork = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			printf("\n");
-			cmd_print_capabilities(cpc, stdout);
-			return 0;
-		case 'n':
-			opts.notitle = 1;
-			break;
-		case 't':
-			opts.tsc = 1;
-			break;
 		case 'v':
 			opts.verbose = 1;
 			break;
 		case 'o':
-			outfile = optarg;
-			break;
-		case 'c':
-			if (cmd_setgrp_add(cpc, &grp, optarg) != 0)
-				errors++;
+			*outfile = optarg;
 			break;
 		case 'p':
 			n = atol(optarg);
@@ -647,29 +614,33 @@ int main(int argc, char **argv)
 			else
 				opts.pid = (pid_t)n;
 			break;
-		case 'O':
-			if (strcmp(optarg, "csv") == 0)
-				opts.csv = 1;
-			else if (strcmp(optarg, "text") == 0)
-				opts.csv = 0;
-			else
-				errors++;
-			break;
 		default:
-			errors++;
+			if (!cmd_common_option(cpc, &grp, c, optarg, usage,
+				&errors))
+				errors++;
 			break;
 		}
 	}
 	int have_command = optind < argc;
 	if (errors > 0 || grp.nsets == 0 || have_command == (opts.pid != 0))
-		usage_error();
+		cmd_usage_error(usage);
+	return have_command;
+}
 
+/* ------------------------------------------------------------ set up */
+
+/*
+ * The output, the signals, and the target: the command started, or the
+ * process captured.  0, or -1 (reported).
+ */
+static int setup(const char *outfile, int have_command, char **argv)
+{
 	if (outfile != NULL) {
 		opts.out = fopen(outfile, "w");
 		if (opts.out == NULL) {
 			fprintf(stderr, "%s: cannot open '%s' for writing\n",
 			    cmd_prog, outfile);
-			return 1;
+			return -1;
 		}
 	}
 	setvbuf(opts.out, NULL, _IOLBF, 0);
@@ -681,23 +652,38 @@ int main(int argc, char **argv)
 		if (root == NULL) {
 			fprintf(stderr, "%s: failed to start program '%s'\n",
 			    cmd_prog, argv[optind]);
-			return 1;
+			return -1;
 		}
 	} else {
 		root = pctx_capture(opts.pid, NULL, 1, cmd_pctx_errfn);
 		if (root == NULL) {
 			fprintf(stderr, "%s: failed to capture pid %d\n",
 			    cmd_prog, (int)opts.pid);
-			return 1;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ run */
+
+/* Counts in the target until it ends: pctx_run's result. */
+static int run(void)
+{
 	set_events(root);
-	if (!opts.notitle)
+	if (!cmd_opts.notitle)
 		print_title();
 	start = gethrtime();
 	if (interrupted)
 		pctx_terminate(root);
-	int rc = pctx_run(root, opts.interval_ms, opts.nsamples, tick);
+	return pctx_run(root, opts.interval_ms, opts.nsamples, tick);
+}
+
+/* ------------------------------------------------------------ report */
+
+/* Releases the target and ends the output: the exit status. */
+static int report(int rc)
+{
 	pctx_t *done = root;
 	root = NULL;
 	pctx_release(done);
@@ -705,4 +691,26 @@ int main(int argc, char **argv)
 		failed = 1;
 	cpc_close(cpc);
 	return rc != 0 || failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *outfile = NULL;
+
+	cmd_set_prog(argv[0]);
+	opts.out = stdout;
+	cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc == NULL) {
+		fprintf(stderr, "%s: cannot access performance counter "
+				"library - %s\n",
+		    cmd_prog, strerror(errno));
+		return 1;
+	}
+	cpc_seterrhndlr(cpc, cmd_errfn);
+	strtoset_handler(cmd_errfn);
+
+	int have_command = parse(argc, argv, &outfile);
+	if (setup(outfile, have_command, argv) != 0)
+		return 1;
+	return report(run());
 }

@@ -111,8 +111,8 @@ void v2_unbind_set(cpc_set_t *set)
 	set->state = V2_UNBOUND;
 }
 
-/* Async-signal-safe for sets bound to the calling LWP. */
-int v2_sample_set(cpc_set_t *set, cpc_buf_t *buf)
+/* Samples a bound set: 0 or -errno.  Async-signal-safe for an LWP's. */
+static int sample_set(cpc_set_t *set, cpc_buf_t *buf)
 {
 	unsigned n = (unsigned)buf->nvals;
 	uint64_t tick = 0;
@@ -157,7 +157,7 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 	(void)cpc;
 	if (set == NULL || buf == NULL || buf->nvals != set->nreqs)
 		return __cpc_fail(EINVAL);
-	int rc = v2_sample_set(set, buf);
+	int rc = sample_set(set, buf);
 	if (rc != 0)
 		return __cpc_fail(-rc);
 	errno = saved;

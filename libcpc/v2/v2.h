@@ -106,11 +106,10 @@ int v2_apply_attrs(cpc_t *cpc, struct cpc_req *req, int plain,
 int v2_check_reqs(cpc_t *cpc, const cpc_set_t *set, const char *fn);
 
 /*
- * The one dispatch on a set's bind state (bind.c): releases whatever
- * binding the set has (it becomes unbound), and samples it (0 or -errno).
+ * Releases whatever binding the set has; it becomes unbound.  bind.c
+ * holds the one dispatch on a set's bind state: this, and sampling.
  */
 void v2_unbind_set(cpc_set_t *set);
-int v2_sample_set(cpc_set_t *set, cpc_buf_t *buf);
 
 /* Builds the core request set of a set, in request-index order. */
 void v2_compile(const cpc_set_t *set, struct cpc_reqset *out);

@@ -65,7 +65,7 @@ echo "check-kmod: kernel $KVER (headers $KDIR, image $KIMAGE)"
 # The Check programs (libtool wrappers or binaries; not the objects, logs
 # and sources next to them).
 check_progs=()
-for p in "$top_builddir"/tests/test_*; do
+for p in "$top_builddir"/tests/*/test_*; do
 	case $p in *.c | *.o | *.log | *.trs | *.h) continue ;; esac
 	# Replays the fuzzers' corpora of the source tree through the
 	# parsers: nothing there counts.

@@ -410,26 +410,28 @@ struct adopt_result {
 	void *pc;
 };
 
-static volatile sig_atomic_t emt_count;
-static siginfo_t emt_info;
-
-static void on_emt(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig, (void)uc;
-	emt_info = *si;
-	emt_count++;
-}
-
+/*
+ * The new LWP starts with SIGEMT blocked (set by its creator), so that it
+ * takes the signal __cpc_lwp_adopt queues with sigtimedwait: the same on
+ * every kernel and under valgrind.
+ */
 static void *adopting_thread(void *arg)
 {
 	const struct cpc_inheritance *in = arg;
 	static struct adopt_result r;
+	sigset_t emt;
+	siginfo_t si;
+	struct timespec limit = { 10, 0 };
+
+	sigemptyset(&emt);
+	sigaddset(&emt, SIGEMT);
 	__cpc_lwp_adopt(in, (void *)adopting_thread);
 	r.bound = __cpc_lwp_is_bound();
 	r.frozen_flag = (fake.last_bflags & CPC_BACKEND_START_FROZEN) != 0;
-	r.emt_seen = emt_count;	/* sent to this thread, handled at once */
-	r.pc = emt_info.si_addr;
-	r.classified = __cpc_lwp_overflow(&emt_info);
+	memset(&si, 0, sizeof(si));
+	r.emt_seen = sigtimedwait(&emt, &si, &limit) == SIGEMT;
+	r.pc = si.si_addr;
+	r.classified = __cpc_lwp_overflow(&si);
 	fake_events[0] += 1000;	/* frozen: not counted */
 	uint64_t v[2];
 	__cpc_lwp_sample(v, 2, NULL);
@@ -440,11 +442,9 @@ static void *adopting_thread(void *arg)
 
 START_TEST(new_lwp_adopts_frozen_with_sigemt)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_emt;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGEMT, &sa, NULL);
+	sigset_t emt, old;
+	sigemptyset(&emt);
+	sigaddset(&emt, SIGEMT);
 
 	struct cpc_reqset s = make_set(3, 10, 20, 1);
 	ck_assert_int_eq(bind_set(&s, CPC_BIND_LWP_INHERIT, &v1_like), 0);
@@ -454,7 +454,9 @@ START_TEST(new_lwp_adopts_frozen_with_sigemt)
 
 	pthread_t t;
 	struct adopt_result *r;
+	pthread_sigmask(SIG_BLOCK, &emt, &old);
 	ck_assert_int_eq(pthread_create(&t, NULL, adopting_thread, &in), 0);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	ck_assert_int_eq(pthread_join(t, (void **)&r), 0);
 	ck_assert_int_eq(r->bound, 1);
 	ck_assert_int_eq(r->frozen_flag, 1);

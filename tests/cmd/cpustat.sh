@@ -1,7 +1,7 @@
 #!/bin/sh
 # cpustat: per-CPU lines, totals, several sets, options, usage errors,
 # CSV, and the refusal an unprivileged user gets.
-. "${top_srcdir:-.}/tests/cmdlib.sh"
+. "${top_srcdir:-.}/tests/cmd/cmdlib.sh"
 
 ev=task-clock,page-faults
 ncpu=$(nproc)

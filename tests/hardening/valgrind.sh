@@ -5,7 +5,7 @@
 #    forked children Check runs each test in): invalid accesses, uses of
 #    uninitialised values, bad frees, syscall parameters, and definitely
 #    lost blocks;
-#  - every test passes, but those listed in tests/valgrind-xfail, which
+#  - every test passes, but those listed in tests/hardening/valgrind-xfail, which
 #    measure what valgrind's emulated CPU cannot reproduce (each line
 #    says why) and may fail under it.
 #
@@ -26,7 +26,7 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 
-xfail=$top_srcdir/tests/valgrind-xfail
+xfail=$top_srcdir/tests/hardening/valgrind-xfail
 # Valgrind runs one thread at a time: the stress tests shrink tenfold.
 LIBCPC_STRESS_DIVISOR=10
 top_builddir=.
@@ -44,7 +44,7 @@ for prog in "$@"; do
 		--leak-check=full --errors-for-leak-kinds=definite \
 		--show-leak-kinds=definite --track-origins=yes \
 		--soname-synonyms=somalloc=nouserintercepts \
-		--suppressions="$top_srcdir/tests/valgrind.supp" \
+		--suppressions="$top_srcdir/tests/hardening/valgrind.supp" \
 		--max-threads=1000 "$prog" >"$out/$name.out" 2>&1
 	rc=$?
 	end=$(date +%s)
@@ -57,7 +57,7 @@ for prog in "$@"; do
 	unexpected=
 	for t in $(sed -n 's/^[^:]*:[0-9]*:[FE]:[^:]*:\([^:]*\):.*/\1/p' "$out/$name.out"); do
 		if grep -q "^$name:$t[[:space:]]" "$xfail" 2>/dev/null; then
-			echo "  $name:$t: failed under valgrind (expected, see tests/valgrind-xfail)"
+			echo "  $name:$t: failed under valgrind (expected, see tests/hardening/valgrind-xfail)"
 		else
 			unexpected="$unexpected $t"
 		fi

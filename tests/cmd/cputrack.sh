@@ -2,7 +2,7 @@
 # cputrack on real programs (tests/pctx_target): title, columns, labels,
 # totals, options, usage errors, output files and CSV, capture, ^C, and
 # the refusals an unprivileged user gets.
-. "${top_srcdir:-.}/tests/cmdlib.sh"
+. "${top_srcdir:-.}/tests/cmd/cmdlib.sh"
 
 ev=task-clock,page-faults
 title='^   time lwp      event      pic0      pic1 $'
@@ -83,12 +83,13 @@ expect_count set-exits "$tmp/out" ' exit ' 2
 
 # --- -N: that many ticks, then the target is let go
 start=$(date +%s)
-run "$cputrack" -N 2 -T 0.05 -c $ev "$target" spin 3000
+# (-f for the pid column: the lwp column holds LWP ids, 1 here)
+run "$cputrack" -f -N 2 -T 0.05 -c $ev "$target" spin 3000
 expect_rc nsamples 0
 expect_count nsamples-ticks "$tmp/out" ' tick ' 2
 expect_true nsamples-quick [ $(($(date +%s) - start)) -lt 3 ]
 pid=$(awk '/ tick / { print $2; exit }' "$tmp/out")
-[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+[ -n "$pid" ] && [ "$pid" -gt 1 ] && kill "$pid" 2>/dev/null || true
 
 # --- -o file, -O csv
 run "$cputrack" -o "$tmp/file" -T 0 -c $ev "$target" spin 10
@@ -135,7 +136,7 @@ expect_grep target-released /proc/$pid/status '^TracerPid:[[:space:]]+0$'
 kill $pid
 wait $pid 2>/dev/null || true
 # Also for a command cputrack started (SIGTERM this time).
-"$cputrack" -T 0.1 -c $ev "$target" spin 4000 > "$tmp/out" 2> "$tmp/err" &
+"$cputrack" -f -T 0.1 -c $ev "$target" spin 4000 > "$tmp/out" 2> "$tmp/err" &
 ct=$!
 wait_for_output "$tmp/out"
 sleep 0.3
@@ -145,7 +146,7 @@ wait $ct || rc=$?
 expect_rc terminate 0
 pid=$(awk '/ tick / { print $2; exit }' "$tmp/out")
 expect_true terminate-released test -d "/proc/${pid:-none}"
-[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+[ -n "$pid" ] && [ "$pid" -gt 1 ] && kill "$pid" 2>/dev/null || true
 
 # --- errors
 run "$cputrack" -c $ev /nonexistent/program

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The pages of the commands (cputrack.1, cpustat.8) are clean for mandoc
-# -Tlint and groff -ww (tests/manlint.sh covers the 3CPC pages).
+# -Tlint and groff -ww (tests/api/manlint.sh covers the 3CPC pages).
 set -eu
 : "${top_srcdir:=.}"
 command -v mandoc >/dev/null || { echo "cmd_manlint.sh: mandoc not installed" >&2; exit 1; }

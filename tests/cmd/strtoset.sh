@@ -2,7 +2,7 @@
 # The -c event specification (cpc_strtoset in cmd/strtoset.c): counter
 # assignment, flags and attributes, and the exact error texts, through
 # cputrack and cpustat (a parse error is a usage error: status 2).
-. "${top_srcdir:-.}/tests/cmdlib.sh"
+. "${top_srcdir:-.}/tests/cmd/cmdlib.sh"
 
 # spec_error SPEC MESSAGE: both tools refuse SPEC with that message.
 spec_error() {

@@ -45,7 +45,7 @@ fi
 # faults that the counting tests would see.)
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:halt_on_error=1:strict_string_checks=1:check_initialization_order=1}
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top_srcdir/tests/lsan.supp:print_suppressions=0}
+LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$top_srcdir/tests/hardening/lsan.supp:print_suppressions=0}
 export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 
 # LeakSanitizer cannot run in a process that is ptraced: the tests of
