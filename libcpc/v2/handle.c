@@ -39,7 +39,11 @@ cpc_t *cpc_open(int ver)
 	const char *why = NULL;
 	int rc = __cpc_lwp_probe(&why);
 	if (rc != 0) {
-		errno = why != NULL ? ENOSYS : -rc;
+		/* Counters inaccessible (no backend, or policy): ENOSYS. */
+		errno = why != NULL || rc == -EACCES || rc == -EPERM ||
+			rc == -ENOENT || rc == -ENOSYS
+		    ? ENOSYS
+		    : -rc;
 		return NULL;
 	}
 	cpc_t *cpc = calloc(1, sizeof(*cpc));
