@@ -64,6 +64,17 @@ struct __cpc {
 void v2_lock(cpc_t *cpc, sigset_t *saved);
 void v2_unlock(cpc_t *cpc, const sigset_t *saved);
 
+/*
+ * Processor bindings (cpubind.c).  v2_cpu_claim records set's binding of
+ * processor cpu by the calling LWP and pins it there: 0, -EAGAIN if
+ * another set of the process has the processor, or -errno.
+ * v2_cpu_lwp_has_binding: does the calling LWP have one, other than
+ * set's.  v2_cpu_forget releases set's, restoring its LWP's affinity.
+ */
+int v2_cpu_claim(const cpc_set_t *set, int cpu);
+int v2_cpu_lwp_has_binding(const cpc_set_t *except);
+void v2_cpu_forget(const cpc_set_t *set);
+
 /* Reports subcode for function fn through the handle's error handler. */
 void v2_report(cpc_t *cpc, const char *fn, int subcode);
 
