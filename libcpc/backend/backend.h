@@ -104,11 +104,14 @@ enum cpc_scope {
  * LWPs; for the other scopes the chosen one when it has the operation,
  * else perf, which serves every scope.  The kernel module serves LWPs
  * only:
- *  - process contexts: the module keeps one context per thread, so a
- *    controller's binding of a target thread would replace the target's
- *    own libcpc binding (and the target's would replace it), where
- *    Solaris keeps them apart; perf keeps a controller's events apart
- *    from the target's, and governs them with perf_event_paranoid.
+ *  - process contexts: the module can bind another thread
+ *    (CPC_KIOC_BIND with a tid, under its ptrace check), but process
+ *    contexts have always counted through perf with either backend, and
+ *    what libpctx needs of them (counts that follow the target through
+ *    exec, a context per traced LWP next to the target's own bindings,
+ *    perf_event_paranoid as the permission) is tested that way only,
+ *    also in "make check-kmod".  Until the module's task bindings are
+ *    tested against those, task_open stays NULL in its table.
  *  - processors: the module has no system-wide counting.
  * NULL (with *why set) only for LWPs when no backend is available.
  */

@@ -81,28 +81,30 @@ void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
 	__cpc_generic_walk(arg, action);
 }
 
+/* May a walk of counter picno go on?  EINVAL for a counter too many. */
+static int pic_walk_ok(cpc_t *cpc, uint_t picno, int have_action)
+{
+	if (cpc == NULL || !have_action)
+		return 0;
+	if (picno >= cpc->npic) {
+		errno = EINVAL;
+		return 0;
+	}
+	return 1;
+}
+
 void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event))
 {
 	struct pic_walk w = { arg, picno, action, NULL };
-	if (cpc == NULL || action == NULL)
-		return;
-	if (picno >= cpc->npic) {
-		errno = EINVAL;
-		return;
-	}
-	walk_events(cpc, &w, (int)picno);
+	if (pic_walk_ok(cpc, picno, action != NULL))
+		walk_events(cpc, &w, (int)picno);
 }
 
 void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event))
 {
 	struct pic_walk w = { arg, picno, action, NULL };
-	if (cpc == NULL || action == NULL)
-		return;
-	if (picno >= cpc->npic) {
-		errno = EINVAL;
-		return;
-	}
-	__cpc_generic_walk(&w, emit_name);
+	if (pic_walk_ok(cpc, picno, action != NULL))
+		__cpc_generic_walk(&w, emit_name);
 }
