@@ -202,17 +202,28 @@ int __cpc_ovf_signal_arm(void)
 
 /* ------------------------------------------------------------ interposers */
 
-/* sigaction for SIGEMT once armed; with old == NULL or act == NULL too. */
+/*
+ * sigaction for SIGEMT: the kernel's own until the library's handler is
+ * armed, then the application's action kept here (under the lock, so
+ * that an arming on another thread cannot slip in between).
+ */
 static int emt_sigaction(const struct sigaction *act, struct sigaction *old)
 {
 	sigset_t saved;
-	int rc = 0;
-	lock_all(&saved);
+	int rc = 0, err = 0;
 	struct sigaction prev;
+	lock_all(&saved);
+	if (!atomic_load(&armed)) {
+		rc = __sigaction(SIGEMT, act, old);
+		err = errno;
+		unlock_all(&saved);
+		errno = err;
+		return rc;
+	}
 	app_action(&prev);
 	if (act != NULL)
 		rc = set_app_action(act);
-	int err = errno;
+	err = errno;
 	unlock_all(&saved);
 	if (rc != 0) {
 		errno = err;
@@ -226,7 +237,7 @@ static int emt_sigaction(const struct sigaction *act, struct sigaction *old)
 __attribute__((visibility("default"))) int sigaction(int sig,
     const struct sigaction *act, struct sigaction *old)
 {
-	if (sig == SIGEMT && atomic_load(&armed))
+	if (sig == SIGEMT)
 		return emt_sigaction(act, old);
 	return __sigaction(sig, act, old);
 }
