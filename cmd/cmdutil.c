@@ -326,6 +326,7 @@ void cmd_print_capabilities(cpc_t *cpc, FILE *fp)
 
 	fprintf(fp, "\tCPU performance counter interface: %s\n",
 	    name != NULL ? name : "No information available");
+	fprintf(fp, "\tProcessor: %s\n", cpc_linux_cpudesc());
 	fprintf(fp, "\n\tevent specification syntax:\n");
 	fprintf(fp, "\t[picn=]<eventn>[,attr[n][=<val>]]"
 		    "[,[picn=]<eventn>[,attr[n][=<val>]],...]\n");

@@ -183,7 +183,10 @@ static void add_ms(struct timespec *ts, int64_t ms)
 
 static void cpu_error(int cpu, int err)
 {
+	const char *why = cpc_linux_errnote(cpc);
 	fprintf(stderr, "%s: cpu%d - %s\n", cmd_prog, cpu, strerror(err));
+	if (why != NULL)
+		fprintf(stderr, "%s: %s\n", cmd_prog, why);
 }
 
 static void *cpu_main(void *arg)
@@ -235,7 +238,8 @@ static void *cpu_main(void *arg)
 			break;
 		}
 		cpc_buf_t *shown = now[cur];
-		if (n == 1) {
+		/* One set bound all along: each tick is the difference. */
+		if (n == 1 && opts.period <= 0) {
 			cpc_buf_sub(cpc, diff[0], now[0], last[0]);
 			cpc_buf_copy(cpc, last[0], now[0]);
 			shown = diff[0];
@@ -243,9 +247,29 @@ static void *cpu_main(void *arg)
 		print_sample(ct->cpu, "tick", shown, cur, 1);
 		cpc_buf_add(cpc, ct->total[cur], ct->total[cur], shown);
 		ct->hasdata[cur] = 1;
-		if (n > 1) {
+		if (n > 1 || opts.period > 0) {
+			if (total_samples >= 0 && k + 1 >= total_samples)
+				break;
 			cpc_unbind(cpc, sets[cur]);
+			if (soaking != NULL)
+				soaking[ct->cpu] = 0;
 			cur = (cur + 1) % n;
+			/*
+			 * With -p: a rest after each round of all the sets,
+			 * with nothing bound (as illumos's gtick), so the
+			 * next set counts its interval only.
+			 */
+			if (opts.period > 0 && cur == 0) {
+				int64_t rest = (int64_t)(opts.period * 1000) -
+				    opts.interval_ms * n;
+				if (rest > 0) {
+					add_ms(&deadline, rest);
+					while (clock_nanosleep(CLOCK_MONOTONIC,
+						   TIMER_ABSTIME, &deadline,
+						   NULL) == EINTR)
+						;
+				}
+			}
 			if (cpc_bind_cpu(cpc, ct->cpu, sets[cur], 0) != 0) {
 				cpu_error(ct->cpu, errno);
 				ct->failed = 1;
@@ -253,13 +277,6 @@ static void *cpu_main(void *arg)
 			}
 			if (soaking != NULL)
 				soaking[ct->cpu] = grp.sets[cur].sysonly;
-		}
-		/* With -p: a rest after each round of all the sets. */
-		if (opts.period > 0 && cur == 0) {
-			int64_t rest = (int64_t)(opts.period * 1000) -
-			    opts.interval_ms * n;
-			if (rest > 0)
-				add_ms(&deadline, rest);
 		}
 	}
 	if (soaking != NULL)

@@ -351,9 +351,13 @@ static int init_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	}
 	if (s->sets[0] == NULL || bind_set(pctx, s, 0) != 0 ||
 	    cpc_set_sample(cpc, s->sets[0], s->last[0]) != 0) {
+		int err = errno;
+		const char *why = cpc_linux_errnote(cpc);
 		fprintf(stderr, "%6d: init_lwp: can't bind perf counters to "
 				"lwp%d - %s\n",
-		    (int)pid, (int)lwpid, strerror(errno));
+		    (int)pid, (int)lwpid, strerror(err));
+		if (why != NULL)
+			fprintf(stderr, "%s: %s\n", cmd_prog, why);
 		failed = 1;
 		free_lwp(s);
 		return -1;

@@ -4,8 +4,8 @@
  * preset again with cpc_request_preset() and restarts the counters with
  * cpc_set_restart().
  *	EVENT0=task-clock EVENT1=page-faults ./bind_curlwp_ex2
- * Only error() is supplied, and the ucontext registers use their Linux
- * names (REG_RIP/REG_RSP for %pc/%sp).
+ * Only error() is supplied; the handler reads gregs[PC] and gregs[USP]
+ * as on Solaris (<libcpc.h> supplies the names).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,14 +34,6 @@ error(const char *fmt, ...)
 	exit(1);
 }
 
-#if defined(__x86_64__)
-#define	PC	REG_RIP
-#define	SP	REG_RSP
-#else
-#define	PC	REG_EIP
-#define	SP	REG_UESP
-#endif
-
 static void
 emt_handler(int sig, siginfo_t *sip, void *arg)
 {
@@ -57,7 +49,7 @@ emt_handler(int sig, siginfo_t *sip, void *arg)
 	(void) printf("lwp%d - si_addr %p ucontext: %%pc %p %%sp %p\n",
 	    (int)_lwp_self(), (void *)sip->si_addr,
 	    (void *)uap->uc_mcontext.gregs[PC],
-	    (void *)uap->uc_mcontext.gregs[SP]);
+	    (void *)uap->uc_mcontext.gregs[USP]);
 
 	if (cpc_set_sample(cpc, set, buf) != 0)
 		error("cannot sample: %s", strerror(errno));

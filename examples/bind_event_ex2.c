@@ -2,8 +2,8 @@
  * Example 2 of cpc_bind_event(3CPC): take a SIGEMT every 1000 events of
  * counter 1, print where the program was, and rebind with a new preset
  * from the signal handler.  Written against the Solaris v1 API as a
- * Solaris program would be; only error() is supplied, and the ucontext
- * registers use their Linux names (REG_RIP/REG_RSP for %pc/%sp).
+ * Solaris program would be; only error() is supplied.  The handler reads
+ * gregs[PC] and gregs[USP] as on Solaris (<libcpc.h> supplies the names).
  *
  *	PERFEVENTS=pic0=task-clock,pic1=page-faults ./bind_event_ex2
  */
@@ -30,14 +30,6 @@ error(const char *fmt, ...)
 	exit(1);
 }
 
-#if defined(__x86_64__)
-#define	PC	REG_RIP
-#define	SP	REG_RSP
-#else
-#define	PC	REG_EIP
-#define	SP	REG_UESP
-#endif
-
 static void
 emt_handler(int sig, siginfo_t *sip, void *arg)
 {
@@ -53,7 +45,7 @@ emt_handler(int sig, siginfo_t *sip, void *arg)
 	(void) printf("lwp%d - si_addr %p ucontext: %%pc %p %%sp %p\n",
 	    (int)_lwp_self(), (void *)sip->si_addr,
 	    (void *)uap->uc_mcontext.gregs[PC],
-	    (void *)uap->uc_mcontext.gregs[SP]);
+	    (void *)uap->uc_mcontext.gregs[USP]);
 
 	if (cpc_take_sample(&sample) == -1)
 		error("can't sample: %s", strerror(errno));

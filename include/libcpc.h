@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <string.h>
 #include <ucontext.h>
+#include <sys/cpc_regset.h>
 #include <sys/cpc_solaris.h>
 #include <sys/cpc_event.h>
 
@@ -53,6 +54,11 @@ extern uint_t cpc_version(uint_t ver);
 extern int cpc_access();
 extern int cpc_getcpuver(void);
 extern const char *cpc_getcciname(int cpuver);
+/*
+ * Linux extension: a description of the running processor and PMU (vendor,
+ * family, model, libpfm4 PMU, whether hardware events are available).
+ */
+extern const char *cpc_linux_cpudesc(void);
 extern const char *cpc_getcpuref(int cpuver);
 extern uint_t cpc_getnpic(int cpuver);
 extern const char *cpc_getusage(int cpuver);
@@ -96,6 +102,13 @@ extern int cpc_close(cpc_t *cpc);
 extern uint_t cpc_npic(cpc_t *cpc);
 extern uint_t cpc_caps(cpc_t *cpc);
 extern const char *cpc_cciname(cpc_t *cpc);
+/*
+ * Linux extension: the explanation of the last failure of a call on cpc
+ * that has no Solaris subcode (perf_event_paranoid, an event this system
+ * cannot count, ...), which the error handler is never given; NULL if
+ * none.  Each explanation is returned once.
+ */
+extern const char *cpc_linux_errnote(cpc_t *cpc);
 extern const char *cpc_cpuref(cpc_t *cpc);
 extern int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn);
 

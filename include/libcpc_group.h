@@ -9,8 +9,9 @@
  * live or exited, in the way perfctr folds children's counts into the
  * parent.  See cpc_take_group_sample(3CPC).
  *
- * libcpc interposes pthread_create(3) (declared in <pthread.h>) to give
- * new threads their inherited contexts.
+ * libcpc interposes pthread_create(3) (declared in <pthread.h>) and
+ * interposes thrd_create(3) (<threads.h>) to give new threads their
+ * inherited contexts.
  */
 #ifndef _LIBCPC_GROUP_H
 #define _LIBCPC_GROUP_H

@@ -4,7 +4,9 @@
  * Part of libcpc for Linux.  A process context is a process controlled
  * with ptrace(2): created (pctx_create) or captured (pctx_capture), then
  * run (pctx_run) with callbacks at its LWP, exec, fork and exit events.
- * On Linux an LWP id is a thread id (gettid(2), _lwp_self()).
+ * LWP ids are Solaris's: per process, the main thread is 1 and the others
+ * are numbered in creation order; pctx_lwp_tid() gives an LWP's Linux
+ * thread id.
  */
 #ifndef _LIBPCTX_H
 #define _LIBPCTX_H
@@ -60,6 +62,12 @@ extern int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
     int (*tick)(pctx_t *, pid_t, __id_t, void *));
 extern void pctx_release(pctx_t *pctx);
 extern void pctx_terminate(pctx_t *pctx);
+
+/*
+ * Linux extension: the Linux thread id (gettid(2)) of LWP lwpid of the
+ * process of pctx, or -1 with errno ESRCH if it has no such live LWP.
+ */
+extern pid_t pctx_lwp_tid(pctx_t *pctx, __id_t lwpid);
 
 /*
  * Linux port, private to libcpc (not for applications): the process of

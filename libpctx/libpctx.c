@@ -1,9 +1,12 @@
 /*
  * libpctx for Linux: process contexts controlled with ptrace(2).
  *
- * A context (pctx_t) is one traced process.  Its LWPs are its threads
- * (LWP id = thread id), all seized with PTRACE_SEIZE and followed through
- * clone, exec and exit.  When the process forks, the child is traced too
+ * A context (pctx_t) is one traced process.  Its LWPs are its threads,
+ * all seized with PTRACE_SEIZE and followed through clone, exec and exit.
+ * They carry Solaris LWP ids, which every callback reports: the main
+ * thread is 1 and the others are numbered 2, 3, ... in the order they
+ * are created (for a captured process, in thread id order); an exec
+ * starts the numbering again.  pctx_lwp_tid maps an LWP id to its thread.  When the process forks, the child is traced too
  * and becomes a context of its own in the same family; it stays traced
  * only if the fork callback registers events for it (pctx_set_events),
  * otherwise it is detached at once.  One pctx_run loop serves the whole
@@ -53,6 +56,7 @@
 struct lwp {
 	struct lwp *next;
 	pid_t tid;
+	__id_t lwpid;	/* Solaris LWP id: the main thread is 1 */
 	int is_new;	/* auto-attached, its first stop not yet seen */
 	int stopped;	/* in a ptrace-stop we have not resumed */
 	int inited;	/* init_lwp done: fini_lwp is owed */
@@ -70,10 +74,11 @@ struct __pctx {
 	struct __pctx *next;	/* in the family, in order of creation */
 	struct __pctx *parent;	/* of a fork child */
 	pid_t pid;
-	pid_t forker;		/* the parent's LWP that forked */
+	__id_t forker;		/* the parent's LWP that forked */
 	enum proc_state state;
 	int unrun;		/* created, pctx_run not called yet */
-	pid_t exiter;		/* the LWP that began the process exit */
+	__id_t exiter;		/* the LWP that began the process exit */
+	__id_t last_lwpid;	/* the LWP id given last (1: the main one) */
 	void *arg;
 	int verbose;
 	pctx_errfn_t *errfn;
@@ -127,6 +132,9 @@ static struct lwp *add_lwp(pctx_t *p, pid_t tid)
 	if (l == NULL)
 		return NULL;
 	l->tid = tid;
+	if (p->last_lwpid < 1)
+		p->last_lwpid = 1;
+	l->lwpid = tid == p->pid ? 1 : ++p->last_lwpid;
 	while (*tail != NULL)
 		tail = &(*tail)->next;
 	*tail = l;
@@ -289,7 +297,7 @@ static int call_init(pctx_t *p, struct lwp *l)
 {
 	int rc = 0;
 	if (p->init_lwp_fn != NULL)
-		rc = p->init_lwp_fn(p, p->pid, l->tid, p->arg);
+		rc = p->init_lwp_fn(p, p->pid, l->lwpid, p->arg);
 	if (rc == 0) {
 		l->inited = 1;
 		l->finished = 0;
@@ -309,7 +317,7 @@ static void call_fini(pctx_t *p, struct lwp *l, pid_t id)
 static void fini_all(pctx_t *p)
 {
 	for (struct lwp *l = p->lwps; l != NULL; l = l->next)
-		call_fini(p, l, l->tid);
+		call_fini(p, l, l->lwpid);
 }
 
 /* ------------------------------------------------------------ detaching */
@@ -456,7 +464,7 @@ static void first_stop(pctx_t *p, struct lwp *l, int sig)
 			return;
 		}
 	} else if (p->lwp_create_fn != NULL &&
-	    p->lwp_create_fn(p, p->pid, l->tid, p->arg) != 0) {
+	    p->lwp_create_fn(p, p->pid, l->lwpid, p->arg) != 0) {
 		stop_tracking(p);
 		return;
 	}
@@ -488,7 +496,8 @@ static void new_task(pctx_t *p, pid_t t, pid_t creator, int is_thread)
 	}
 	c->state = PS_NEW;
 	c->parent = p;
-	c->forker = creator;
+	struct lwp *f = find_lwp(p, creator);
+	c->forker = f != NULL ? f->lwpid : 1;
 	n->is_new = 1;
 }
 
@@ -519,7 +528,7 @@ static void on_exec(pctx_t *p, struct lwp *l)
 
 	/* The old image's LWPs end, the execing one under its old id. */
 	if (execer != NULL)
-		call_fini(p, execer, former);
+		call_fini(p, execer, execer->lwpid);
 	fini_all(p);
 	if (execer != NULL && execer != l)
 		remove_lwp(p, execer);
@@ -531,9 +540,12 @@ static void on_exec(pctx_t *p, struct lwp *l)
 	l->exiting = 0;
 	l->dead = 0;
 	p->exiter = 0;
+	/* The new image has one LWP, number 1, as on Solaris. */
+	l->lwpid = 1;
+	p->last_lwpid = 1;
 	read_psargs(p->pid, psargs, sizeof(psargs));
 	if (p->exec_fn != NULL &&
-	    p->exec_fn(p, p->pid, l->tid, psargs, p->arg) != 0) {
+	    p->exec_fn(p, p->pid, l->lwpid, psargs, p->arg) != 0) {
 		stop_tracking(p);
 		return;
 	}
@@ -604,15 +616,15 @@ static void on_lwp_exit(pctx_t *p, struct lwp *l)
 	if (alone && l->inited && !l->finished) {
 		int rc = 0;
 		if (p->lwp_exit_fn != NULL)
-			rc = p->lwp_exit_fn(p, p->pid, l->tid, p->arg);
-		call_fini(p, l, l->tid);
+			rc = p->lwp_exit_fn(p, p->pid, l->lwpid, p->arg);
+		call_fini(p, l, l->lwpid);
 		if (rc != 0) {
 			stop_tracking(p);
 			return;
 		}
 	} else if (!alone && p->exiter == 0 &&
 	    task_syscall(p->pid, l->tid) == SYS_exit_group) {
-		p->exiter = l->tid;
+		p->exiter = l->lwpid;
 	}
 	resume(l, 0);
 }
@@ -625,7 +637,7 @@ static void on_process_exit(pctx_t *p, int status)
 	fini_all(p);
 	p->state = PS_GONE;
 	if (p->exit_fn != NULL)
-		p->exit_fn(p, p->pid, p->exiter != 0 ? p->exiter : p->pid,
+		p->exit_fn(p, p->pid, p->exiter != 0 ? p->exiter : 1,
 		    exit_code(status), p->arg);
 }
 
@@ -979,7 +991,7 @@ static void tick_all(struct family *fam)
 		for (struct lwp *l = p->lwps; l != NULL; l = l->next) {
 			if (l->dead || l->is_new || !l->inited || l->finished)
 				continue;
-			if (fam->tick(p, p->pid, l->tid, p->arg) != 0) {
+			if (fam->tick(p, p->pid, l->lwpid, p->arg) != 0) {
 				stop_tracking(p);
 				break;
 			}
@@ -1121,8 +1133,18 @@ pid_t __pctx_lwp_pid(pctx_t *pctx, __id_t lwpid)
 {
 	if (pctx != NULL && (pctx->state == PS_LIVE || pctx->state == PS_NEW))
 		for (struct lwp *l = pctx->lwps; l != NULL; l = l->next)
-			if (l->tid == (pid_t)lwpid && !l->dead)
+			if (l->lwpid == lwpid && !l->dead)
 				return pctx->pid;
+	errno = ESRCH;
+	return -1;
+}
+
+pid_t pctx_lwp_tid(pctx_t *pctx, __id_t lwpid)
+{
+	if (pctx != NULL && (pctx->state == PS_LIVE || pctx->state == PS_NEW))
+		for (struct lwp *l = pctx->lwps; l != NULL; l = l->next)
+			if (l->lwpid == lwpid && !l->dead)
+				return l->tid;
 	errno = ESRCH;
 	return -1;
 }

@@ -23,7 +23,7 @@ typedef unsigned int uint_t;
 #ifndef _LIBCPC_HRTIME_T_DEFINED
 #define _LIBCPC_HRTIME_T_DEFINED
 /* Signed 64-bit nanoseconds, as on Solaris. */
-typedef int64_t hrtime_t;
+typedef long long hrtime_t;
 #endif
 
 #ifndef _LIBCPC_PROCESSORID_T_DEFINED
@@ -38,6 +38,11 @@ typedef int processorid_t;
  * classic (non-queued) signal like Solaris SIGEMT, and a compile-time
  * constant, so it may appear in switch labels.  Applications must not use
  * SIGSTKFLT for anything else.
+ *
+ * libcpc interposes sigaction, signal, bsd_signal, sysv_signal,
+ * __sysv_signal and sigset (declared in <signal.h>) so that its SIGEMT
+ * handler stays in front of the application's action, set before or
+ * after a bind; see cpc_bind_event(3CPC).
  */
 #ifndef SIGEMT
 #define SIGEMT 16

@@ -2,9 +2,10 @@
  * CPC_BIND_LWP_INHERIT for threads made with pthread_create: libcpc
  * interposes pthread_create, and a thread created by an LWP whose binding
  * asks for inheritance starts by binding its own context (see
- * __cpc_lwp_adopt) before its start routine runs.  Threads created any other
- * way (a raw clone, C11 thrd_create) get no context of their own; they
- * still count in the group aggregate.
+ * __cpc_lwp_adopt) before its start routine runs.  C11 thrd_create is
+ * interposed the same way (inherit_thrd.c).  Threads created any other
+ * way (a raw clone) get no context of their own; they still count in the
+ * group aggregate.
  *
  * The interposer carries glibc's symbol versions so that programs linked
  * against glibc's pthread_create bind to it when libcpc precedes libc.

@@ -9,9 +9,11 @@
 
 /*
  * Installs the library's SIGEMT handler in front of the application's
- * current action (which it keeps and calls).  Done at every bind that
- * asks for overflow notification, so that an application handler
- * installed between binds is picked up.  0 or -errno.  Async-signal-safe.
+ * current action (which it keeps and calls); from then on the interposed
+ * sigaction, signal, bsd_signal, sysv_signal and sigset keep it there.
+ * Done at every bind that asks for overflow notification, so that an
+ * action set around the interposers is picked up.  0 or -errno.
+ * Async-signal-safe.
  */
 int __cpc_ovf_signal_arm(void);
 

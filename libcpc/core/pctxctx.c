@@ -13,6 +13,7 @@ extern __typeof__(__pctx_lwp_pid) __pctx_lwp_pid __attribute__((weak));
 extern __typeof__(__pctx_set_release_hook) __pctx_set_release_hook
     __attribute__((weak));
 extern __typeof__(pctx_terminate) pctx_terminate __attribute__((weak));
+extern __typeof__(pctx_lwp_tid) pctx_lwp_tid __attribute__((weak));
 
 /* The contexts owners have bindings in, kept without locks. */
 #define MAX_LINKS 64
@@ -90,14 +91,17 @@ void __cpc_pctx_terminate_owner(const void *owner)
 
 int __cpc_pctx_target(pctx_t *pctx, __id_t id, pid_t *tid)
 {
-	if (__pctx_lwp_pid == NULL || __pctx_set_release_hook == NULL)
+	if (__pctx_lwp_pid == NULL || __pctx_set_release_hook == NULL ||
+	    pctx_lwp_tid == NULL)
 		return -ENOTSUP;
 	if (pctx == NULL)
 		return -EINVAL;
 	pthread_once(&hook_once, install_hook);
-	if (__pctx_lwp_pid(pctx, id) < 0)
+	/* id is a Solaris LWP id (1 is the main thread): find its thread. */
+	pid_t t = pctx_lwp_tid(pctx, id);
+	if (t < 0)
 		return -ESRCH;
-	*tid = (pid_t)id;
+	*tid = t;
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 /*
  * cpc_version, cpc_getcpuver and the per-cpuver descriptions:
- * cpc_getcciname, cpc_getcpuref, cpc_getnpic and cpc_getusage.
+ * cpc_getcciname, cpc_getcpuref, cpc_getnpic and cpc_getusage; and the
+ * Linux extension cpc_linux_cpudesc, the description of the running
+ * processor and PMU.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -100,13 +102,16 @@ static void describe_running_cpu(void)
 		    ci.vendor_id, ci.family, ci.model, what);
 }
 
+/* Exactly Solaris's strings for Solaris's cpuvers: tools strcmp them. */
 const char *cpc_getcciname(int cpuver)
 {
-	if (cpuver == cpc_getcpuver()) {
-		pthread_once(&cciname_once, describe_running_cpu);
-		return running_cciname;
-	}
 	return table_cciname(cpuver);
+}
+
+const char *cpc_linux_cpudesc(void)
+{
+	pthread_once(&cciname_once, describe_running_cpu);
+	return running_cciname;
 }
 
 const char *cpc_getcpuref(int cpuver)

@@ -5,6 +5,7 @@
 #include "libcpc.h"
 #include "error.h"
 #include "lwpctx.h"
+#include "policy.h"
 
 int cpc_access(void)
 {
@@ -23,9 +24,18 @@ int cpc_access(void)
 		__cpc_report("access", "Another process may be sampling "
 				     "system-wide CPU statistics\n");
 		break;
-	case ENOSYS:
 	case EACCES:
-	case EPERM:
+	case EPERM: {
+		/* Refused by policy: the Solaris text, then cause and remedy. */
+		char why_text[320];
+		__cpc_policy_explain(why_text, sizeof(why_text));
+		__cpc_report("access", "CPU performance counters are "
+				     "inaccessible on this machine\n");
+		__cpc_report("access", "%s\n", why_text);
+		err = ENOSYS;
+		break;
+	}
+	case ENOSYS:
 	case ENOENT:
 		__cpc_report("access", "CPU performance counters are "
 				     "inaccessible on this machine\n");

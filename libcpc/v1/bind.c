@@ -16,6 +16,7 @@
 #include "pes.h"
 #include "v1.h"
 #include "platform_events.h"
+#include "policy.h"
 
 #define FN_BIND "bind_event"
 
@@ -112,7 +113,8 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 	case EPERM:
 		__cpc_report(FN_BIND,
 		    "pic%d: not permitted to count '%s'%s "
-		    "(see /proc/sys/kernel/perf_event_paranoid)\n",
+		    "(kernel.perf_event_paranoid; a lower value, "
+		    "CAP_PERFMON or the libcpc kernel module allows it)\n",
 		    bad, name,
 		    (ev->ce_pes[bad] & PES_OS) ? " in system mode" : "");
 		break;
@@ -226,8 +228,27 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	    &why);
 	if (rc != 0) {
 		v1.bound = 0;
-		report_bind_error(ev, -rc, bad, why);
-		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
+		int err = -rc;
+		if ((err == EACCES || err == EPERM) && why == NULL) {
+			/*
+			 * Refused by policy.  If no counting at all is allowed,
+			 * the counters are inaccessible (ENOSYS, as
+			 * cpc_access and cpc_open say); else this event is
+			 * (EACCES, not Linux's EPERM).
+			 */
+			int probe = __cpc_lwp_probe(NULL);
+			if (probe == -EACCES || probe == -EPERM) {
+				char text[320];
+				__cpc_policy_explain(text, sizeof(text));
+				__cpc_report(FN_BIND, "CPU performance counters "
+				    "are inaccessible on this machine\n");
+				__cpc_report(FN_BIND, "%s\n", text);
+				return __cpc_fail(ENOSYS);
+			}
+			err = EACCES;
+		}
+		report_bind_error(ev, err, bad, why);
+		return __cpc_fail(err == ENOENT || err == ENOSPC ? EINVAL : err);
 	}
 	return 0;
 }

@@ -137,12 +137,8 @@ int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
 		errno = saved;
 		return 0;
 	}
-	if (flags & CPC_BIND_EMT_OVF) {
-		__cpc_report(fn, "overflow interrupts are not available for "
-		    "process contexts\n");
-		return __cpc_fail(EINVAL);
-	}
-	if ((flags & ~CPC_BIND_LWP_INHERIT) != 0) {
+	/* As illumos: no flag at all, not even CPC_BIND_LWP_INHERIT. */
+	if (flags != 0) {
 		__cpc_report(fn, "invalid flags 0x%x\n", (unsigned)flags);
 		return __cpc_fail(EINVAL);
 	}

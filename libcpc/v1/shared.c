@@ -43,6 +43,8 @@ static struct shared *lookup(int fd)
 	return NULL;
 }
 
+static int bound_processor(void);
+
 int cpc_shared_open(void)
 {
 	int rc = __cpc_cpu_probe();
@@ -53,6 +55,12 @@ int cpc_shared_open(void)
 			return __cpc_fail(EACCES);
 		}
 		return __cpc_fail(-rc);
+	}
+	/* As on Solaris, the caller binds itself to a processor first. */
+	if (bound_processor() < 0) {
+		__cpc_report("shared_open", "the caller must first be bound to "
+		    "one processor (processor_bind)\n");
+		return __cpc_fail(EINVAL);
 	}
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -154,7 +162,7 @@ int cpc_shared_take_sample(int fd, cpc_event_t *event)
 int cpc_shared_rele(int fd)
 {
 	struct shared *s = lookup(fd);
-	if (s == NULL)
+	if (s == NULL || !s->bound)
 		return __cpc_fail(EINVAL);
 	release(s);
 	return 0;

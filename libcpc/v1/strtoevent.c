@@ -76,6 +76,17 @@ static int mask_value(const char *s, unsigned *out)
 	return 0;
 }
 
+/* The keywords of the P6 only: on the P5 they are known but refused. */
+static int p6_only_key(const char *key)
+{
+	static const char *const keys[] = { "int", "int0", "int1", "inv",
+		"inv0", "inv1", "umask0", "umask1", "cmask0", "cmask1" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(key, keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
 static int set_event(struct parse *ps, int pic, const char *name)
 {
 	if (__cpc_pes_resolve(ps->cpuver, pic, name, &ps->event[pic]) != 0) {
@@ -94,10 +105,7 @@ static int parse_token(struct parse *ps, char *tok)
 	char key[16];
 	size_t klen = value != NULL ? (size_t)(value - tok) : strlen(tok);
 
-	if (*tok == '\0') {
-		__cpc_report(FN, "bad token\n");
-		return -1;
-	}
+	/* An empty token (",,") is no keyword: an implicit event name. */
 	if (klen < sizeof(key)) {
 		memcpy(key, tok, klen);
 		key[klen] = '\0';
@@ -107,18 +115,27 @@ static int parse_token(struct parse *ps, char *tok)
 	if (value != NULL)
 		value++;
 
-	/* pic0= / pic1= */
+	/* As illumos: a P6 keyword on the P5 is a known token it refuses. */
+	if (ps->p5 && p6_only_key(key)) {
+		__cpc_report(FN, "bad token '%s'\n", key);
+		return -1;
+	}
+
+	/* pic0= / pic1=: the event first, then whether it is repeated. */
 	if (strcmp(key, "pic0") == 0 || strcmp(key, "pic1") == 0) {
 		int pic = key[3] - '0';
+		int had = ps->have[pic];
 		if (value == NULL) {
 			__cpc_report(FN, "missing '%s' value\n", key);
 			return -1;
 		}
-		if (ps->have[pic]) {
+		if (set_event(ps, pic, value) != 0)
+			return -1;
+		if (had) {
 			__cpc_report(FN, "repeated '%s' token\n", key);
 			return -1;
 		}
-		return set_event(ps, pic, value);
+		return 0;
 	}
 
 	/* umask0= / umask1= / cmask0= / cmask1= (not on the P5) */
@@ -153,8 +170,6 @@ static int parse_token(struct parse *ps, char *tok)
 		if (!(*sfx == '\0' || strcmp(sfx, "0") == 0 ||
 		    strcmp(sfx, "1") == 0))
 			continue;
-		if (t->p6_only && ps->p5)
-			break;	/* falls through to an implicit event name */
 		if (value != NULL) {
 			__cpc_report(FN, "bad arg to '%s'\n", key);
 			return -1;
@@ -211,7 +226,12 @@ static int compose(struct parse *ps, cpc_event_t *ev)
 static int parse_spec(int cpuver, const char *spec, cpc_event_t *event)
 {
 	int family = __cpc_platform_family(cpuver);
-	if (spec == NULL || event == NULL || family == CPC_FAMILY_NONE)
+	if (spec == NULL || event == NULL)
+		return 1;
+	/* As illumos: the event is cleared, with its cpuver, before parsing. */
+	memset(event, 0, sizeof(*event));
+	event->ce_cpuver = cpuver;
+	if (family == CPC_FAMILY_NONE)
 		return 1;
 
 	struct parse ps;
@@ -226,21 +246,23 @@ static int parse_spec(int cpuver, const char *spec, cpc_event_t *event)
 		__cpc_report(FN, "out of memory\n");
 		return 1;
 	}
+	/*
+	 * Token by token as illumos's getsubopt loop: it ends when the rest
+	 * is empty, so a trailing comma is accepted, while an empty token
+	 * inside (",,") is parsed as an (empty) event name.
+	 */
 	int errors = 0;
 	char *p = copy;
-	if (*p != '\0') {
-		for (;;) {
-			char *comma = strchr(p, ',');
-			if (comma != NULL)
-				*comma = '\0';
-			if (parse_token(&ps, p) != 0) {
-				errors++;
-				break;
-			}
-			if (comma == NULL)
-				break;
-			p = comma + 1;
+	while (*p != '\0') {
+		char *comma = strchr(p, ',');
+		char *next = comma != NULL ? comma + 1 : p + strlen(p);
+		if (comma != NULL)
+			*comma = '\0';
+		if (parse_token(&ps, p) != 0) {
+			errors++;
+			break;
 		}
+		p = next;
 	}
 	free(copy);
 

@@ -56,6 +56,12 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		return __cpc_fail(EINVAL);
 	if (v2_check_reqs(cpc, set, FN_BIND) != 0)
 		return -1;
+	/* As Solaris: not while this LWP has a processor binding. */
+	if (v2_cpu_lwp_has_binding(set)) {
+		v2_note(cpc, FN_BIND, "the LWP has a processor binding "
+		    "(cpc_bind_cpu)");
+		return __cpc_fail(EAGAIN);
+	}
 	for (struct v2_req *r = set->reqs; r != NULL; r = r->next)
 		emt |= (r->req.flags & CPC_OVF_NOTIFY_EMT) != 0;
 	if (emt) {
@@ -99,6 +105,7 @@ void v2_unbind_set(cpc_set_t *set)
 		break;
 	case V2_BOUND_CPU:
 		__cpc_cpu_close(set->bound_cpu);
+		v2_cpu_forget(set);
 		free(set->bound_cpu);
 		set->bound_cpu = NULL;
 		break;

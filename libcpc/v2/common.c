@@ -65,6 +65,20 @@ void v2_report(cpc_t *cpc, const char *fn, int subcode)
 
 void v2_note(cpc_t *cpc, const char *fn, const char *msg)
 {
+	/*
+	 * Subcode -1 (no description) never reaches an application's
+	 * handler, as with illumos's cpc_err(); without one, the note goes
+	 * to stderr.
+	 */
+	if (cpc != NULL) {
+		size_t n = strlen(msg);
+		if (n > sizeof(cpc->note) - 1)
+			n = sizeof(cpc->note) - 1;
+		memcpy(cpc->note, msg, n);
+		cpc->note[n] = '\0';
+		if (cpc->errfn != NULL)
+			return;
+	}
 	report_text(cpc, fn, -1, msg);
 }
 

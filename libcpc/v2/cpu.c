@@ -8,6 +8,10 @@
  *
  * Unlike Solaris, binding a CPU does not invalidate the per-LWP contexts
  * of other processes: perf lets both kinds of counting run together.
+ *
+ * As on Solaris, within the process a processor can be bound by one set
+ * at a time, and an LWP with a processor binding cannot bind to itself
+ * (EAGAIN); cpubind.c keeps the bindings and the LWPs' affinities.
  */
 #include <errno.h>
 #include <sched.h>
@@ -39,7 +43,12 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		free(c);
 		return __cpc_fail(EINVAL);
 	}
-	int rc = __cpc_cpu_pin(c, id);
+	int rc = v2_cpu_claim(set, id);
+	if (rc == -EAGAIN) {
+		v2_note(cpc, FN_CPU, "the processor is already bound");
+		free(c);
+		return __cpc_fail(EAGAIN);
+	}
 	if (rc != 0) {
 		v2_report(cpc, FN_CPU, CPC_PBIND_FAILED);
 		free(c);
@@ -49,6 +58,7 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 	rc = __cpc_cpu_open(c, &rs, id, &bad);
 	if (rc != 0) {
 		__cpc_cpu_close(c);
+		v2_cpu_forget(set);
 		free(c);
 		if (rc == -EACCES || rc == -EPERM) {
 			v2_note(cpc, FN_CPU, "counting on a processor needs "

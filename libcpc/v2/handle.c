@@ -39,7 +39,11 @@ cpc_t *cpc_open(int ver)
 	const char *why = NULL;
 	int rc = __cpc_lwp_probe(&why);
 	if (rc != 0) {
-		errno = why != NULL ? ENOSYS : -rc;
+		/* Counters inaccessible (no backend, or policy): ENOSYS. */
+		errno = why != NULL || rc == -EACCES || rc == -EPERM ||
+			rc == -ENOENT || rc == -ENOSYS
+		    ? ENOSYS
+		    : -rc;
 		return NULL;
 	}
 	cpc_t *cpc = calloc(1, sizeof(*cpc));
@@ -77,6 +81,16 @@ uint_t cpc_npic(cpc_t *cpc)
 uint_t cpc_caps(cpc_t *cpc)
 {
 	return cpc != NULL ? cpc->caps : 0;
+}
+
+const char *cpc_linux_errnote(cpc_t *cpc)
+{
+	static _Thread_local char last[sizeof(((cpc_t *)0)->note)];
+	if (cpc == NULL || cpc->note[0] == '\0')
+		return NULL;
+	memcpy(last, cpc->note, sizeof(last));
+	cpc->note[0] = '\0';
+	return last;
 }
 
 const char *cpc_cciname(cpc_t *cpc)

@@ -43,12 +43,6 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 		return __cpc_fail(EINVAL);
 	if (v2_check_reqs(cpc, set, FN_PCTX) != 0)
 		return -1;
-	for (struct v2_req *r = set->reqs; r != NULL; r = r->next)
-		if (r->req.flags & CPC_OVF_NOTIFY_EMT) {
-			v2_note(cpc, FN_PCTX, "overflow notification is not "
-			    "available for process contexts");
-			return __cpc_fail(ENOTSUP);
-		}
 	int rc = __cpc_pctx_target(pctx, id, &tid);
 	if (rc == -ENOTSUP) {
 		v2_note(cpc, FN_PCTX, "libpctx is not loaded in this process");
@@ -63,6 +57,14 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 	if (c == NULL)
 		return __cpc_fail(ENOMEM);
 	v2_compile(set, &rs);
+	/*
+	 * CPC_OVF_NOTIFY_EMT is accepted, as by illumos, but the counters of
+	 * another process count on without notification: the SIGEMT that
+	 * presents and freezes an overflow is handled by libcpc in the
+	 * process that bound, not in the target (cpc_bind_curlwp(3CPC)).
+	 */
+	for (unsigned i = 0; i < rs.nreqs; i++)
+		rs.req[i].flags &= ~(uint32_t)CPC_OVF_NOTIFY_EMT;
 	rc = __cpc_pctx_open(c, &rs, tid, &bad);
 	if (rc != 0) {
 		free(c);

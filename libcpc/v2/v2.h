@@ -57,18 +57,31 @@ struct __cpc {
 	int cpuver;
 	uint_t npic;
 	uint_t caps;
+	char note[CPC_MAX_EVENT_LEN + 128];	/* cpc_linux_errnote */
 };
 
 /* Locks the handle with SIGEMT held, so an overflow handler cannot deadlock. */
 void v2_lock(cpc_t *cpc, sigset_t *saved);
 void v2_unlock(cpc_t *cpc, const sigset_t *saved);
 
+/*
+ * Processor bindings (cpubind.c).  v2_cpu_claim records set's binding of
+ * processor cpu by the calling LWP and pins it there: 0, -EAGAIN if
+ * another set of the process has the processor, or -errno.
+ * v2_cpu_lwp_has_binding: does the calling LWP have one, other than
+ * set's.  v2_cpu_forget releases set's, restoring its LWP's affinity.
+ */
+int v2_cpu_claim(const cpc_set_t *set, int cpu);
+int v2_cpu_lwp_has_binding(const cpc_set_t *except);
+void v2_cpu_forget(const cpc_set_t *set);
+
 /* Reports subcode for function fn through the handle's error handler. */
 void v2_report(cpc_t *cpc, const char *fn, int subcode);
 
 /*
  * Reports a Linux-specific problem (a message without a final newline)
- * through the handle's error handler, with subcode -1.
+ * on stderr, unless the handle has an error handler: that one is never
+ * called with subcode -1, as on Solaris.
  */
 void v2_note(cpc_t *cpc, const char *fn, const char *msg);
 

@@ -40,13 +40,46 @@ int install(void)
 	return sigaction(SIGEMT, &sa, NULL) + (int)gethrtime() + (int)_lwp_self();
 }
 SRC
-for f in libcpc.h libcpc_group.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h; do
+# hrtime_t is long long, as on Solaris: %lld and long long * take it.
+cat > "$tmp/hrtime.c" <<'SRC'
+#include <stdio.h>
+#include <libcpc.h>
+void show(cpc_event_t *ev)
+{
+	hrtime_t t = gethrtime();
+	long long *p = &t;
+	long long *q = &ev->ce_hrt;
+	printf("%lld %lld %lld\n", gethrtime(), *p, *q);
+}
+SRC
+# The Solaris gregs[] index names come with <libcpc.h>, equal glibc's, and
+# _LIBCPC_NO_REGSET_NAMES leaves them to the program.
+cat > "$tmp/regs.c" <<'SRC'
+#include <libcpc.h>
+#if defined(__x86_64__)
+_Static_assert(PC == REG_RIP && USP == REG_RSP && SP == REG_RSP, "amd64");
+#else
+_Static_assert(PC == REG_EIP && USP == REG_UESP && SP == REG_UESP, "i386");
+#endif
+_Static_assert(REG_PC == PC && REG_SP == USP, "REG_PC/REG_SP");
+long pc_of(ucontext_t *uap) { return (long)uap->uc_mcontext.gregs[PC]; }
+SRC
+cat > "$tmp/noregs.c" <<'SRC'
+#define _LIBCPC_NO_REGSET_NAMES
+#include <libcpc.h>
+int PC, USP, SP, REG_PC, REG_SP;
+SRC
+$CC $inc -D_GNU_SOURCE -std=c11 -Wall -Wextra -Werror -c "$tmp/regs.c" -o "$tmp/r.o"
+$CC $inc -Wall -Wextra -Werror -c "$tmp/noregs.c" -o "$tmp/r.o"
+for f in libcpc.h libcpc_group.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h sys/cpc_regset.h \
+    sys/processor.h sys/procset.h sys/pset.h; do
 	printf '#include <%s>\n#include <%s>\nint x;\n' "$f" "$f" > "$tmp/alone.c"
 	$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/alone.c" -o "$tmp/a.o"
 done
 $CC $inc -std=c11 -Wall -Wextra -Werror -c "$tmp/t.c" -o "$tmp/t.o"
 $CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/t.c" -o "$tmp/t.o"
 $CC $inc -std=gnu89 -Wall -Wextra -Werror -c "$tmp/t.c" -o "$tmp/t.o"
+$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/hrtime.c" -o "$tmp/h.o"
 $CC $inc -std=gnu11 -Wall -Wextra -Werror -c "$tmp/posix.c" -o "$tmp/p.o"
 $CC $inc -std=gnu89 -Wall -Wextra -Werror -c "$tmp/posix.c" -o "$tmp/p.o"
 if command -v "$CXX" >/dev/null 2>&1; then

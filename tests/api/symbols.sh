@@ -18,11 +18,21 @@ if ! diff -u "$tmp/listed" "$tmp/exported"; then
 	exit 1
 fi
 cat "$top_srcdir"/include/*.h "$top_srcdir"/include/sys/*.h > "$tmp/headers"
-# pthread_create is interposed for inheritance; <libcpc_group.h> says so
-# and includes <pthread.h>, which declares it.
-grep -q 'interposes pthread_create' "$top_srcdir/include/libcpc_group.h" ||
-	{ echo "symbols.sh: pthread_create interposition undocumented" >&2; exit 1; }
-grep -v '^pthread_create$' "$tmp/listed" > "$tmp/own"
+# The C library's functions libcpc interposes (pthread_create and
+# thrd_create for inheritance, the signal-action functions for SIGEMT):
+# declared by the C library's headers, and the interposition documented
+# in ours.
+interposed='pthread_create thrd_create sigaction signal bsd_signal sysv_signal __sysv_signal sigset'
+for sym in $interposed; do
+	grep -q "interposes.*$sym" "$tmp/headers" ||
+		grep -A3 'interposes' "$tmp/headers" | grep -q "[^A-Za-z0-9_]$sym[^A-Za-z0-9_]" ||
+		{ echo "symbols.sh: $sym interposition undocumented" >&2; exit 1; }
+done
+cp "$tmp/listed" "$tmp/own"
+for sym in $interposed; do
+	grep -v "^$sym\$" "$tmp/own" > "$tmp/own2" || true
+	mv "$tmp/own2" "$tmp/own"
+done
 while read -r sym; do
 	grep -q "[^A-Za-z0-9_]$sym(" "$tmp/headers" ||
 		{ echo "symbols.sh: $sym is not declared in a public header" >&2; exit 1; }

@@ -59,17 +59,26 @@ START_TEST(cciname)
 	    "Pentium Pro, Pentium II");
 	ck_assert_ptr_null(cpc_getcciname(-1));
 	ck_assert_ptr_null(cpc_getcciname(CPC_ULTRA3));
-	/* The running cpuver's name describes the real processor. */
-	const char *running = cpc_getcciname(cpc_getcpuver());
+	/* Exactly Solaris's strings, also for the running cpuver. */
+	ck_assert_str_eq(cpc_getcciname(CPC_PENTIUM_PRO_MMX),
+	    "Pentium Pro with MMX, Pentium II");
+	ck_assert_str_eq(cpc_getcciname(CPC_AMD64), "AMD Family 0Fh or later");
+	ck_assert_str_eq(cpc_getcciname(CPC_LINUX_PERF), "Linux perf_event");
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	ck_assert_str_eq(cpc_cciname(cpc), cpc_getcciname(cpc_getcpuver()));
+	if (cpc_getcpuver() == CPC_PENTIUM_PRO_MMX)
+		ck_assert_str_eq(cpc_cciname(cpc),
+		    "Pentium Pro with MMX, Pentium II");
+	cpc_close(cpc);
+	/* The Linux extension describes the real processor. */
+	const char *running = cpc_linux_cpudesc();
 	ck_assert(strlen(running) > 10);
 	ck_assert(strlen(running) < CPC_MAX_IMPL_NAME);
 	int has_pmu = access("/sys/bus/event_source/devices/cpu/type", F_OK) == 0
 	    || access("/sys/bus/event_source/devices/cpu_core/type", F_OK) == 0;
 	ck_assert_ptr_nonnull(strstr(running, has_pmu ? "hardware and software"
 						       : "software events only"));
-	if (cpc_getcpuver() != CPC_PENTIUM_PRO_MMX)
-		ck_assert_str_eq(cpc_getcciname(CPC_PENTIUM_PRO_MMX),
-		    "Pentium Pro with MMX, Pentium II");
 }
 END_TEST
 

@@ -38,6 +38,9 @@ static struct lwp_rec {
 	uint64_t ns, faults, tick;
 } lwps[MAX_LWPS];
 static int nlwps;
+/* The LWP ids init_lwp saw, in order. */
+static __id_t init_ids[MAX_LWPS];
+static int ninit;
 static int follow_fork, follow_exec = 1, stop_after_ticks;
 static int ticks, exit_status = -1;
 static uint64_t preset_ns, preset_faults;	/* of init_lwp's requests */
@@ -81,6 +84,7 @@ static void setup(void)
 	log_[0] = errs[0] = '\0';
 	memset(lwps, 0, sizeof(lwps));
 	nlwps = 0;
+	ninit = 0;
 	follow_fork = 0;
 	follow_exec = 1;
 	stop_after_ticks = 0;
@@ -120,7 +124,16 @@ static int init_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {
 	struct lwp_rec *r = rec(pid, lwpid);
 	ck_assert_ptr_eq(arg, &lwps);
-	logf_("init %d;", (int)((pid_t)lwpid == pid ? 0 : 1));
+	logf_("init %d;", lwpid == 1 ? 0 : 1);
+	if (ninit < MAX_LWPS)
+		init_ids[ninit++] = lwpid;
+	/* A Solaris LWP id; its thread is one of the process's. */
+	pid_t tid = pctx_lwp_tid(pctx, lwpid);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	if (lwpid == 1)
+		ck_assert_int_eq(tid, pid);
 	r->set = cpc_set_create(cpc);
 	ck_assert_int_eq(cpc_set_add_request(cpc, r->set, "task-clock",
 			     preset_ns, CPC_COUNT_USER, 0, NULL), 0);
@@ -136,7 +149,7 @@ static int fini_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {
 	(void)pctx, (void)arg;
 	struct lwp_rec *r = rec(pid, lwpid);
-	logf_("fini %d;", (int)((pid_t)lwpid == pid ? 0 : 1));
+	logf_("fini %d;", lwpid == 1 ? 0 : 1);
 	if (r->set != NULL) {
 		sample(r);
 		ck_assert_int_eq(cpc_unbind(cpc, r->set), 0);
@@ -146,16 +159,16 @@ static int fini_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 
 static int lwp_create(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {
-	(void)pctx, (void)arg;
-	ck_assert_int_ne(lwpid, pid);
+	(void)pctx, (void)arg, (void)pid;
+	ck_assert_int_gt(lwpid, 1);
 	logf_("lwp_create;");
 	return 0;
 }
 
 static int lwp_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {
-	(void)pctx, (void)arg;
-	ck_assert_int_ne(lwpid, pid);
+	(void)pctx, (void)arg, (void)pid;
+	ck_assert_int_gt(lwpid, 1);
 	logf_("lwp_exit;");
 	return 0;
 }
@@ -173,7 +186,7 @@ static int proc_exec(pctx_t *pctx, pid_t pid, __id_t lwpid, char *args,
     void *arg)
 {
 	(void)pctx, (void)arg;
-	ck_assert_int_eq(lwpid, pid);
+	ck_assert_int_eq(lwpid, 1);	/* the new image's one LWP */
 	exec_pid = pid;
 	snprintf(exec_args, sizeof(exec_args), "%s", args);
 	logf_("exec;");
@@ -288,6 +301,12 @@ START_TEST(threads_are_followed)
 			       "lwp_exit;fini 1;lwp_exit;fini 1;"
 			       "fini 0;exit 0;");
 	ck_assert_int_eq(nlwps, 3);
+	/* Solaris LWP ids: the main thread 1, then in creation order. */
+	ck_assert_int_eq(ninit, 3);
+	ck_assert_int_eq(init_ids[0], 1);
+	/* (the two threads may report their first stops in either order) */
+	ck_assert((init_ids[1] == 2 && init_ids[2] == 3) ||
+	    (init_ids[1] == 3 && init_ids[2] == 2));
 	for (int i = 1; i < 3; i++) {
 		ck_assert_uint_ge(lwps[i].ns, 95000000u);
 		ck_assert_uint_lt(lwps[i].ns, 1000000000u);
@@ -305,7 +324,8 @@ START_TEST(fork_not_followed)
 	pctx_t *pctx = run_target(steps, 0);
 	ck_assert_str_eq(log_, "init 0;fork;fini 0;exit 0;");
 	ck_assert_int_eq(fork_ppid, lwps[0].pid);
-	ck_assert_int_eq(fork_lwp, lwps[0].lwpid);
+	ck_assert_int_eq(fork_lwp, 1);
+	ck_assert_int_eq(lwps[0].lwpid, 1);
 	ck_assert_int_gt(fork_child, 0);
 	ck_assert_int_ne(fork_child, fork_ppid);
 	/* The child's 100 ms are not the parent's. */
@@ -323,7 +343,7 @@ START_TEST(fork_followed)
 			       "exit 0;");
 	ck_assert_int_eq(nlwps, 2);
 	ck_assert_int_eq(lwps[1].pid, fork_child);
-	ck_assert_int_eq(lwps[1].lwpid, fork_child);
+	ck_assert_int_eq(lwps[1].lwpid, 1);	/* the child's first LWP */
 	ck_assert_uint_ge(lwps[1].ns, 95000000u);
 	pctx_release(pctx);
 }
@@ -364,6 +384,10 @@ START_TEST(exec_from_a_thread)
 			       "init 0;fini 0;exit 0;");
 	ck_assert_int_eq(exit_status, 2);
 	ck_assert_int_eq(exec_pid, lwps[0].pid);
+	/* The exec'ing LWP was 2; the new image's is 1. */
+	ck_assert_int_eq(ninit, 3);
+	ck_assert_int_eq(init_ids[1], 2);
+	ck_assert_int_eq(init_ids[2], 1);
 	pctx_release(pctx);
 }
 END_TEST
@@ -460,6 +484,96 @@ START_TEST(capture_a_running_process)
 }
 END_TEST
 
+START_TEST(capture_numbers_threads)
+{
+	int p[2], st;
+	char line[64] = "";
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execl(target, target, "pid", "threads", "2", "400", "exit", "0",
+		    (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	ck_assert_int_gt(read(p[0], line, sizeof(line) - 1), 0);
+	close(p[0]);
+	/* Let it start both threads (each spins 400 ms). */
+	for (int i = 0; i < 200; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		FILE *f = fopen(path, "r");
+		char l[128];
+		int threads = 0;
+		while (f != NULL && fgets(l, sizeof(l), f) != NULL)
+			if (sscanf(l, "Threads: %d", &threads) == 1)
+				break;
+		if (f != NULL)
+			fclose(f);
+		if (threads == 3)
+			break;
+		usleep(5000);
+	}
+	pctx_t *pctx = pctx_capture(pid, &lwps, 0, errfn);
+	ck_assert_msg(pctx != NULL, "pctx_capture: %s", errs);
+	set_events(pctx);
+	ck_assert_int_eq(pctx_run(pctx, 0, 0, NULL), 0);
+	/* The main thread is 1, the others 2 and 3 whatever their tids. */
+	ck_assert_int_eq(ninit, 3);
+	ck_assert_int_eq(init_ids[0], 1);
+	ck_assert((init_ids[1] == 2 && init_ids[2] == 3) ||
+	    (init_ids[1] == 3 && init_ids[2] == 2));
+	pctx_release(pctx);
+	/* Our child, reaped by libpctx as its tracer when it ended. */
+	(void)waitpid(pid, &st, WNOHANG);
+}
+END_TEST
+
+/* pctx_create of /bin/sh: init_lwp gets LWP 1, and binding LWP 1 counts. */
+static int sh_counted;
+
+static int sh_init(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pid, (void)arg;
+	cpc_event_t ev;
+	ck_assert_int_eq(lwpid, 1);
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(),
+			     "pic0=task-clock,pic1=page-faults", &ev), 0);
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, 1, &ev, 0), 0);
+	return 0;
+}
+
+static int sh_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pid, (void)arg;
+	cpc_event_t ev;
+	ck_assert_int_eq(lwpid, 1);
+	ck_assert_int_eq(cpc_pctx_take_sample(pctx, 1, &ev), 0);
+	if (ev.ce_pic[0] > 1000000 && ev.ce_pic[1] > 0)
+		sh_counted = 1;
+	ck_assert_int_eq(cpc_pctx_rele(pctx, 1), 0);
+	return 0;
+}
+
+START_TEST(shell_is_lwp_1)
+{
+	char *argv[] = { "sh", "-c",
+		"i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done", NULL };
+	pctx_t *pctx = pctx_create("/bin/sh", argv, NULL, 0, errfn);
+	ck_assert_msg(pctx != NULL, "pctx_create: %s", errs);
+	ck_assert_int_eq(pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, sh_init,
+			     PCTX_FINI_LWP_EVENT, sh_fini, PCTX_NULL_EVENT), 0);
+	sh_counted = 0;
+	ck_assert_int_eq(pctx_run(pctx, 0, 0, NULL), 0);
+	ck_assert_int_eq(sh_counted, 1);
+	/* No such LWP once released. */
+	ck_assert_int_eq(pctx_lwp_tid(pctx, 1), -1);
+	ck_assert_int_eq(errno, ESRCH);
+	pctx_release(pctx);
+}
+END_TEST
+
 START_TEST(capture_refused)
 {
 	/* An unprivileged user may not trace init (pid 1). */
@@ -529,19 +643,71 @@ static int bind_checks(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	ck_assert_int_eq(cpc_unbind(cpc, set), -1);
 	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, set, 0), 0);
 	ck_assert_int_eq(cpc_set_destroy(cpc, set), 0);
-	/* No overflow notification in another process. */
+	/*
+	 * CPC_OVF_NOTIFY_EMT is accepted, as by illumos; the counter counts
+	 * on past its overflow, without a signal to either process.
+	 */
 	cpc_set_t *ovf = cpc_set_create(cpc);
-	ck_assert_int_eq(cpc_set_add_request(cpc, ovf, "task-clock", 0,
-			     CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, NULL), 0);
-	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, ovf, 0), -1);
-	ck_assert_int_eq(errno, ENOTSUP);
-	ck_assert_ptr_nonnull(strstr(errs, "cpc_bind_pctx: overflow "));
-	cpc_set_destroy(cpc, ovf);
+	ck_assert_int_eq(cpc_set_add_request(cpc, ovf, "task-clock",
+			     UINT64_MAX - 999, CPC_COUNT_USER |
+			     CPC_OVF_NOTIFY_EMT, 0, NULL), 0);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, ovf, 0), 0);
+	ck_assert_int_eq(cpc_set_destroy(cpc, ovf), 0);
 	cpc_set_destroy(cpc, empty);
 	cpc_buf_destroy(cpc, buf);
 	logf_("checked;");
 	return 0;
 }
+
+/* A request with CPC_OVF_NOTIFY_EMT in another process counts on. */
+static cpc_set_t *emt_set;
+static uint64_t emt_val;
+
+static int emt_init(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pid, (void)arg;
+	emt_set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, emt_set, "task-clock",
+			     UINT64_MAX - 999999, CPC_COUNT_USER |
+			     CPC_OVF_NOTIFY_EMT, 0, NULL), 0);
+	ck_assert_int_eq(cpc_bind_pctx(cpc, pctx, lwpid, emt_set, 0), 0);
+	return 0;
+}
+
+static int emt_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+{
+	(void)pctx, (void)pid, (void)lwpid, (void)arg;
+	cpc_buf_t *buf = cpc_buf_create(cpc, emt_set);
+	ck_assert_int_eq(cpc_set_sample(cpc, emt_set, buf), 0);
+	ck_assert_int_eq(cpc_buf_get(cpc, buf, 0, &emt_val), 0);
+	return 0;
+}
+
+static void emt_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, int status,
+    void *arg)
+{
+	(void)pctx, (void)pid, (void)lwpid, (void)arg;
+	exit_status = status;
+}
+
+START_TEST(emt_request_in_a_process_context)
+{
+	const char *argv[] = { target, "spin", "100", "exit", "9", NULL };
+	pctx_t *pctx = pctx_create(target, (char *const *)argv, NULL, 0,
+	    errfn);
+	ck_assert_ptr_nonnull(pctx);
+	ck_assert_int_eq(pctx_set_events(pctx, PCTX_INIT_LWP_EVENT, emt_init,
+			     PCTX_FINI_LWP_EVENT, emt_fini,
+			     PCTX_SYSC_EXIT_EVENT, emt_exit, PCTX_NULL_EVENT),
+	    0);
+	ck_assert_int_eq(pctx_run(pctx, 0, 0, NULL), 0);
+	/* The target was not signalled, and the count went past 2^64. */
+	ck_assert_int_eq(exit_status, 9);
+	ck_assert_uint_ge(emt_val, 90000000u);
+	ck_assert_uint_lt(emt_val, 2000000000u);
+	pctx_release(pctx);
+}
+END_TEST
 
 START_TEST(bind_pctx_errors)
 {
@@ -575,6 +741,12 @@ static int v1_init(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 			     CPC_BIND_EMT_OVF), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_ptr_nonnull(strstr(captured_errors(), "pctx_bind_event: "));
+	/* Any flag, as illumos: inheritance too. */
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid, &ev,
+			     CPC_BIND_LWP_INHERIT), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid, &ev, 0x100), -1);
+	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(cpc_pctx_bind_event(pctx, lwpid + 100000, &ev, 0), -1);
@@ -699,9 +871,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, terminate_releases);
 	tcase_add_test(tc, nsamples_ends_the_run);
 	tcase_add_test(tc, capture_a_running_process);
+	tcase_add_test(tc, capture_numbers_threads);
+	tcase_add_test(tc, shell_is_lwp_1);
 	tcase_add_test(tc, capture_refused);
 	tcase_add_test(tc, create_errors);
 	tcase_add_test(tc, bind_pctx_errors);
+	tcase_add_test(tc, emt_request_in_a_process_context);
 	tcase_add_test(tc, v1_pctx_interfaces);
 	suite_add_tcase(s, tc);
 	return s;

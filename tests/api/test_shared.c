@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <libcpc.h>
+#include <sys/processor.h>
 
 #include "testutil.h"
 
@@ -31,14 +32,28 @@ START_TEST(counts_on_a_processor)
 		return;
 	}
 	capture_errors();
-	int fd = cpc_shared_open();
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(),
-			     "cpu-clock,context-switches,sys", &ev), 0);
-	/* Not yet bound to one processor. */
 	cpu_set_t all;
 	sched_getaffinity(0, sizeof(all), &all);
 	if (CPU_COUNT(&all) > 1) {
+		/* Not bound to one processor: refused, as on Solaris. */
+		ck_assert_int_eq(cpc_shared_open(), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_ptr_nonnull(strstr(captured_errors(),
+		    "must first be bound to one processor"));
+		clear_errors();
+	}
+	ck_assert_int_eq(processor_bind(P_LWPID, P_MYID, 0, NULL), 0);
+	int fd = cpc_shared_open();
+	ck_assert_int_ge(fd, 0);
+	/* Nothing bound yet. */
+	ck_assert_int_eq(cpc_shared_rele(fd), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(),
+			     "cpu-clock,context-switches,sys", &ev), 0);
+	/* No longer bound to one processor when binding. */
+	if (CPU_COUNT(&all) > 1) {
+		ck_assert_int_eq(processor_bind(P_LWPID, P_MYID, PBIND_NONE,
+				     NULL), 0);
 		ck_assert_int_eq(cpc_shared_bind_event(fd, &ev, 0), -1);
 		ck_assert_int_eq(errno, EINVAL);
 		ck_assert_ptr_nonnull(strstr(captured_errors(),
@@ -58,6 +73,8 @@ START_TEST(counts_on_a_processor)
 	ck_assert(b.ce_hrt > a.ce_hrt);
 	ck_assert_int_eq(b.ce_cpuver, ev.ce_cpuver);
 	ck_assert_int_eq(cpc_shared_rele(fd), 0);
+	ck_assert_int_eq(cpc_shared_rele(fd), -1);
+	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(cpc_shared_take_sample(fd, &a), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(cpc_shared_bind_event(fd, NULL, 0), 0);

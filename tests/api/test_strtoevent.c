@@ -14,7 +14,7 @@
 #define USR (1u << CPC_P6_PES_USR)
 #define OS (1u << CPC_P6_PES_OS)
 #define EDGE (1u << CPC_P6_PES_E)
-#define PC (1u << CPC_P6_PES_PC)
+#define PCB (1u << CPC_P6_PES_PC)
 #define INT (1u << CPC_P6_PES_INT)
 #define INV (1u << CPC_P6_PES_INV)
 #define EXT (1u << CPC_PES_LINUX_EXT)
@@ -80,8 +80,8 @@ START_TEST(flag_keywords)
 		{ "nouser1", 0, 0, 0, USR }, { "sys", OS, 0, OS, 0 },
 		{ "sys0", OS, 0, 0, 0 }, { "sys1", 0, 0, OS, 0 },
 		{ "noedge", 0, EDGE, 0, EDGE }, { "noedge0", 0, EDGE, 0, 0 },
-		{ "noedge1", 0, 0, 0, EDGE }, { "pc", PC, 0, PC, 0 },
-		{ "pc0", PC, 0, 0, 0 }, { "pc1", 0, 0, PC, 0 },
+		{ "noedge1", 0, 0, 0, EDGE }, { "pc", PCB, 0, PCB, 0 },
+		{ "pc0", PCB, 0, 0, 0 }, { "pc1", 0, 0, PCB, 0 },
 		{ "int", INT, 0, INT, 0 }, { "int0", INT, 0, 0, 0 },
 		{ "int1", 0, 0, INT, 0 }, { "inv", INV, 0, INV, 0 },
 		{ "inv0", INV, 0, 0, 0 }, { "inv1", 0, 0, INV, 0 },
@@ -179,8 +179,21 @@ START_TEST(error_texts)
 	expect_error(P6, "pic0=inst_retired", 1,
 	    "strtoevent: two events must be specified\n");
 	expect_error(P6, "", 1, "strtoevent: two events must be specified\n");
+	/* An empty token is an (empty) event name, as with getsubopt. */
 	expect_error(P6, "pic0=inst_retired,,pic1=inst_retired", 2,
-	    "strtoevent: bad token\n"
+	    "strtoevent: PerfCtr1 cannot measure '' on this cpu\n"
+	    "strtoevent: two events must be specified\n");
+	expect_error(P6, ",,", 2,
+	    "strtoevent: PerfCtr0 cannot measure '' on this cpu\n"
+	    "strtoevent: two events must be specified\n");
+	expect_error(P6, "inst_retired,inst_retired,,", 1,
+	    "strtoevent: bad token ''\n");
+	expect_error(CPC_PENTIUM, ",,", 2,
+	    "strtoevent: CTR0 cannot measure '' on this cpu\n"
+	    "strtoevent: two events must be specified\n");
+	/* The event is checked before the repetition. */
+	expect_error(P6, "pic0=inst_retired,pic0=bogus", 2,
+	    "strtoevent: PerfCtr0 cannot measure 'bogus' on this cpu\n"
 	    "strtoevent: two events must be specified\n");
 	/* No unsuffixed umask: it becomes an event name, and fails. */
 	expect_error(P6, "pic0=inst_retired,umask=3", 2,
@@ -197,14 +210,37 @@ START_TEST(error_texts)
 }
 END_TEST
 
-START_TEST(failure_leaves_event_alone)
+START_TEST(failure_clears_the_event)
 {
-	cpc_event_t before;
+	/* As illumos: zeroed, with ce_cpuver set, whatever the error. */
+	cpc_event_t zero;
+	memset(&zero, 0, sizeof(zero));
+	const char *bad[] = { "pic0=bogus,pic1=bogus", "pic0=inst_retired", "",
+		",,", "inst_retired,inst_retired,sys=1" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&ev, 0x5a, sizeof(ev));
+		clear_errors();
+		ck_assert_int_ne(cpc_strtoevent(P6, bad[i], &ev), 0);
+		zero.ce_cpuver = P6;
+		ck_assert_msg(memcmp(&ev, &zero, sizeof(ev)) == 0, "'%s'",
+		    bad[i]);
+	}
 	memset(&ev, 0x5a, sizeof(ev));
-	before = ev;
-	clear_errors();
-	ck_assert_int_ne(cpc_strtoevent(P6, "pic0=bogus,pic1=bogus", &ev), 0);
-	ck_assert_mem_eq(&ev, &before, sizeof(ev));
+	ck_assert_int_eq(cpc_strtoevent(12345, "inst_retired", &ev), 1);
+	zero.ce_cpuver = 12345;
+	ck_assert_mem_eq(&ev, &zero, sizeof(ev));
+}
+END_TEST
+
+START_TEST(trailing_comma)
+{
+	cpc_event_t plain;
+	parse_ok(P6, "pic0=inst_retired,pic1=cpu_clk_unhalted,sys");
+	plain = ev;
+	parse_ok(P6, "pic0=inst_retired,pic1=cpu_clk_unhalted,sys,");
+	ck_assert_mem_eq(&ev, &plain, sizeof(ev));
+	parse_ok(P6, "inst_retired,cpu_clk_unhalted,");
+	parse_ok(CPC_PENTIUM, "pic0=data_read,pic1=flops,");
 }
 END_TEST
 
@@ -223,8 +259,15 @@ START_TEST(pentium_p5)
 	/* P6-only keywords are not keywords on the P5. */
 	expect_error(CPC_PENTIUM, "pic0=data_read,pic1=data_write,int", 1,
 	    "strtoevent: bad token 'int'\n");
+	/* ... but tokens it refuses, as illumos does. */
 	expect_error(CPC_PENTIUM, "pic0=data_read,umask0=1", 2,
-	    "strtoevent: CTR1 cannot measure 'umask0=1' on this cpu\n"
+	    "strtoevent: bad token 'umask0'\n"
+	    "strtoevent: two events must be specified\n");
+	expect_error(CPC_PENTIUM, "pic0=data_read,int", 2,
+	    "strtoevent: bad token 'int'\n"
+	    "strtoevent: two events must be specified\n");
+	expect_error(CPC_PENTIUM, "int1,pic0=data_read,pic1=flops", 2,
+	    "strtoevent: bad token 'int1'\n"
 	    "strtoevent: two events must be specified\n");
 	/* Per-counter MMX names. */
 	parse_ok(CPC_PENTIUM_MMX, "pic0=emms_instr,pic1=mmx_fp_transitions");
@@ -455,7 +498,7 @@ START_TEST(overlong_input)
 	}
 	spec[len] = '\0';
 	parse_ok(P6, spec);
-	ck_assert_uint_eq(ev.ce_pes[0], 0xc0 | USR | OS | EDGE | PC);
+	ck_assert_uint_eq(ev.ce_pes[0], 0xc0 | USR | OS | EDGE | PCB);
 	free(spec);
 }
 END_TEST
@@ -536,7 +579,8 @@ int main(void)
 	tcase_add_test(tc, numeric_events);
 	tcase_add_test(tc, counter_restrictions);
 	tcase_add_test(tc, error_texts);
-	tcase_add_test(tc, failure_leaves_event_alone);
+	tcase_add_test(tc, failure_clears_the_event);
+	tcase_add_test(tc, trailing_comma);
 	tcase_add_test(tc, pentium_p5);
 	tcase_add_test(tc, linux_event_names);
 	tcase_add_test(tc, native_names);

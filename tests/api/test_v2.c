@@ -22,9 +22,13 @@ static cpc_t *cpc;
 static char errlog[2048];
 static int last_subcode;
 
+static int minus_one_calls;
+
 static void handler(const char *fn, int subcode, const char *fmt, va_list ap)
 {
 	size_t len = strlen(errlog);
+	if (subcode < 0)
+		minus_one_calls++;
 	last_subcode = subcode;
 	snprintf(errlog + len, sizeof(errlog) - len, "%s/%d: ", fn, subcode);
 	len = strlen(errlog);
@@ -575,6 +579,103 @@ START_TEST(v1_and_v2_share_the_lwp)
 }
 END_TEST
 
+START_TEST(handler_never_gets_subcode_minus_one)
+{
+	/* Problems without a Solaris subcode: no call to the handler. */
+	cpc_set_t *set = make_set("cpu-clock", "context-switches", 0,
+	    CPC_COUNT_USER);
+	minus_one_calls = 0;
+	errno = 0;
+	/* libpctx is not loaded in this program. */
+	ck_assert_int_eq(cpc_bind_pctx(cpc, (pctx_t *)&set, 1, set, 0), -1);
+	ck_assert_int_eq(errno, ENOTSUP);
+	ck_assert_int_eq(minus_one_calls, 0);
+	ck_assert_str_eq(errlog, "");
+	/* The explanation is there for whoever asks, once. */
+	const char *why = cpc_linux_errnote(cpc);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_ptr_nonnull(strstr(why, "libpctx"));
+	ck_assert_ptr_null(cpc_linux_errnote(cpc));
+	/* Subcodes are still reported. */
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0x100), -1);
+	ck_assert_int_eq(minus_one_calls, 0);
+}
+END_TEST
+
+/* The calling thread's affinity equals want. */
+static int affinity_is(const cpu_set_t *want)
+{
+	cpu_set_t now;
+	return sched_getaffinity(0, sizeof(now), &now) == 0 &&
+	    CPU_EQUAL(&now, want);
+}
+
+static int affinity_is_one(int cpu)
+{
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return affinity_is(&one);
+}
+
+START_TEST(processor_bindings_are_exclusive)
+{
+	cpu_set_t orig;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(orig), &orig), 0);
+	int c0 = -1, c1 = -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &orig)) {
+			if (c0 < 0)
+				c0 = c;
+			else if (c1 < 0)
+				c1 = c;
+		}
+	if (geteuid() != 0 || c1 < 0) {
+		printf("SKIP processor_bindings_are_exclusive: needs root and "
+		       "two processors\n");
+		return;
+	}
+	cpc_set_t *a = make_set("cpu-clock", "context-switches", 0,
+	    CPC_COUNT_USER | CPC_COUNT_SYSTEM);
+	cpc_set_t *b = make_set("cpu-clock", "context-switches", 0,
+	    CPC_COUNT_USER | CPC_COUNT_SYSTEM);
+	cpc_set_t *l = make_set("cpu-clock", "context-switches", 0,
+	    CPC_COUNT_USER);
+	for (int order = 0; order < 2; order++) {
+		ck_assert_int_eq(cpc_bind_cpu(cpc, c0, a, 0), 0);
+		ck_assert(affinity_is_one(c0));
+		/* A processor already bound: EAGAIN. */
+		errno = 0;
+		ck_assert_int_eq(cpc_bind_cpu(cpc, c0, b, 0), -1);
+		ck_assert_int_eq(errno, EAGAIN);
+		ck_assert(affinity_is_one(c0));
+		ck_assert_int_eq(cpc_bind_cpu(cpc, c1, b, 0), 0);
+		ck_assert(affinity_is_one(c1));
+		/* No LWP binding while the LWP has a processor binding. */
+		errno = 0;
+		ck_assert_int_eq(cpc_bind_curlwp(cpc, l, 0), -1);
+		ck_assert_int_eq(errno, EAGAIN);
+		if (order == 0) {
+			ck_assert_int_eq(cpc_unbind(cpc, a), 0);
+			ck_assert(affinity_is_one(c1));
+			ck_assert_int_eq(cpc_unbind(cpc, b), 0);
+		} else {
+			ck_assert_int_eq(cpc_unbind(cpc, b), 0);
+			ck_assert(affinity_is_one(c0));	/* back to a's */
+			ck_assert_int_eq(cpc_unbind(cpc, a), 0);
+		}
+		/* Unbound in any order: the original affinity again. */
+		ck_assert(affinity_is(&orig));
+	}
+	/* Then the LWP may bind, and a processor may be bound again. */
+	ck_assert_int_eq(cpc_bind_curlwp(cpc, l, 0), 0);
+	ck_assert_int_eq(cpc_unbind(cpc, l), 0);
+	ck_assert_int_eq(cpc_bind_cpu(cpc, c0, a, 0), 0);
+	ck_assert_int_eq(cpc_set_destroy(cpc, a), 0);
+	ck_assert(affinity_is(&orig));
+}
+END_TEST
+
 START_TEST(per_cpu_counting)
 {
 	cpc_set_t *set = make_set("cpu-clock", "context-switches", 0,
@@ -628,6 +729,8 @@ int main(void)
 	tcase_add_test(tc, walk_requests_newest_first);
 	tcase_add_test(tc, counting_and_buffers);
 	tcase_add_test(tc, bind_errors_and_subcodes);
+	tcase_add_test(tc, handler_never_gets_subcode_minus_one);
+	tcase_add_test(tc, processor_bindings_are_exclusive);
 	tcase_add_test(tc, overflow_and_restart);
 	tcase_add_test(tc, restart_reloads_presets);
 	tcase_add_test(tc, enable_unfreezes_and_ticks_go_on);

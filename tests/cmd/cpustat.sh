@@ -47,6 +47,14 @@ end=$(date +%s%N)
 expect_rc period 0
 expect_count period-lines "$tmp/out" ' tick ' $((4 * ncpu))
 expect_true period-rest [ $(((end - start) / 1000000)) -ge 550 ]
+# The rest is not counted: the set is bound again only after it, so each
+# tick of a processor's clock holds about one interval (0.1 s); counting
+# the rest too would give at least the whole period (1 s).
+run "$cpustat" -p 1 -c pic0=cpu-clock,sys 0.1 3
+expect_rc period-clock 0
+expect_count period-clock-lines "$tmp/out" ' tick ' $((3 * ncpu))
+awk '/ tick / { if ($4 >= 700000000) bad++ } END { exit bad > 0 }' \
+	"$tmp/out" && ok || bad period-no-rest "a tick counted the rest: $(grep ' tick ' "$tmp/out" | tr '\n' '|')"
 
 # --- -s with a system-only set
 run "$cpustat" -s -c pic0=context-switches,nouser,sys 0.1 1
@@ -80,6 +88,13 @@ done
 run "$cpustat" -h
 expect_rc help 0
 expect_grep help-iface "$tmp/out" '^	CPU performance counter interface: '
+# The Solaris name exactly, and the running processor on a line of its own.
+iface=$(sed -n 's/^	CPU performance counter interface: //p' "$tmp/out")
+case $iface in
+"Pentium Pro with MMX, Pentium II" | "AMD Family 0Fh or later" | "Linux perf_event") ok ;;
+*) bad help-iface-name "unexpected interface name '$iface'" ;;
+esac
+expect_grep help-processor "$tmp/out" '^	Processor: .*(Family|perf_event)'
 expect_grep help-generic "$tmp/out" '^	Generic Events:$'
 expect_grep help-platform "$tmp/out" '^	Platform Specific Events:$'
 name=$(grep -E '[[:space:]]+event\[*[0-9]-*[0-9]*\]*:' "$tmp/out" | grep -v PAPI |

@@ -12,6 +12,9 @@ run "$cputrack" -T 0.1 -c $ev "$target" spin 300 pages 500 exit 3
 expect_rc basic 0
 expect_grep title "$tmp/out" "$title"
 expect_grep tick-format "$tmp/out" '^ +[0-9]+\.[0-9]{3} +[0-9]+ +tick +[0-9]+ +[0-9]+ $'
+# Solaris LWP ids: a single-threaded program's LWP is 1, in a 3-wide column.
+expect_grep tick-lwp-1 "$tmp/out" '^ +[0-9]+\.[0-9]{3}   1 +tick '
+expect_nogrep tick-lwp-tid "$tmp/out" '^ +[0-9]+\.[0-9]{3} +([02-9]|[0-9][0-9]+) +tick '
 expect_true two-ticks [ "$(grep -c ' tick ' "$tmp/out")" -ge 2 ]
 expect_grep last-is-exit "$(tail -n 1 "$tmp/out" > "$tmp/last"; echo "$tmp/last")" ' exit '
 # The exit line holds the totals: at least 300 ms and 500 faults, and no
@@ -36,6 +39,8 @@ expect_count init_lwp "$tmp/out" ' init_lwp ' 3
 expect_count lwp_create "$tmp/out" ' lwp_create ' 2
 expect_count lwp_exit "$tmp/out" ' lwp_exit ' 2
 expect_count fini_lwp "$tmp/out" ' fini_lwp ' 3
+# LWP ids 1 (main), then 2 and 3 in creation order.
+expect_true lwp-ids [ "$(awk '/ init_lwp / { print $2 }' "$tmp/out" | sort -n | tr '\n' ' ')" = "1 2 3 " ]
 expect_count exit "$tmp/out" ' exit ' 1
 # The process total is the sum of its LWPs' totals.
 awk '/ fini_lwp / { s += $4 } / exit / { e = $4 } END { exit !(s == e) }' \
@@ -55,7 +60,7 @@ expect_rc follow-fork 0
 expect_grep pid-title "$tmp/out" '^   time    pid lwp      event      pic0      pic1 $'
 child=$(sed -n 's/.* fork .*# \([0-9]*\)$/\1/p' "$tmp/out")
 expect_true child-pid [ -n "$child" ]
-expect_grep child-exit "$tmp/out" "^ +[0-9.]+ +$child +$child +exit "
+expect_grep child-exit "$tmp/out" "^ +[0-9.]+ +$child +1 +exit "
 expect_count both-exit "$tmp/out" ' exit ' 2
 
 # --- exec: totals and the new arguments; -e follows
@@ -63,6 +68,7 @@ run "$cputrack" -T 0 -c $ev "$target" spin 20 exec "$target" spin 20 exit 4
 expect_rc exec 0
 expect_grep exec-totals "$tmp/out" ' exec +[0-9]+ +[0-9]+ $'
 expect_grep exec-args "$tmp/out" " exec +# '.*pctx_target spin 20 exit 4'$"
+expect_grep exec-lwp-1 "$tmp/out" "^ +[0-9.]+   1 +exec +# "
 expect_nogrep exec-stops "$tmp/out" ' exit +[0-9]+ +[0-9]+ $'
 run "$cputrack" -e -T 0 -c $ev "$target" spin 20 exec "$target" spin 20 exit 4
 expect_rc follow-exec 0
@@ -77,12 +83,13 @@ expect_count set-exits "$tmp/out" ' exit ' 2
 
 # --- -N: that many ticks, then the target is let go
 start=$(date +%s)
-run "$cputrack" -N 2 -T 0.05 -c $ev "$target" spin 3000
+# (-f for the pid column: the lwp column holds LWP ids, 1 here)
+run "$cputrack" -f -N 2 -T 0.05 -c $ev "$target" spin 3000
 expect_rc nsamples 0
 expect_count nsamples-ticks "$tmp/out" ' tick ' 2
 expect_true nsamples-quick [ $(($(date +%s) - start)) -lt 3 ]
 pid=$(awk '/ tick / { print $2; exit }' "$tmp/out")
-[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+[ -n "$pid" ] && [ "$pid" -gt 1 ] && kill "$pid" 2>/dev/null || true
 
 # --- -o file, -O csv
 run "$cputrack" -o "$tmp/file" -T 0 -c $ev "$target" spin 10
@@ -113,7 +120,7 @@ sleep 0.1
 run "$cputrack" -T 0 -c $ev -p $pid
 wait $pid || true
 expect_rc capture 0
-expect_grep capture-exit "$tmp/out" "^ +[0-9.]+ +$pid +exit "
+expect_grep capture-exit "$tmp/out" "^ +[0-9.]+   1 +exit "
 
 # --- ^C ends the tracking and lets the target go
 "$target" spin 4000 &
@@ -139,7 +146,7 @@ kill $pid
 wait $pid 2>/dev/null || true
 # Also for a command cputrack started (SIGTERM this time).
 : > "$tmp/out"
-"$cputrack" -T 0.1 -c $ev "$target" spin 4000 > "$tmp/out" 2> "$tmp/err" &
+"$cputrack" -f -T 0.1 -c $ev "$target" spin 4000 > "$tmp/out" 2> "$tmp/err" &
 ct=$!
 wait_for_line "$tmp/out" ' tick '	# the target's pid is on that line
 kill -TERM $ct
@@ -148,7 +155,7 @@ wait $ct || rc=$?
 expect_rc terminate 0
 pid=$(awk '/ tick / { print $2; exit }' "$tmp/out")
 expect_true terminate-released test -d "/proc/${pid:-none}"
-[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+[ -n "$pid" ] && [ "$pid" -gt 1 ] && kill "$pid" 2>/dev/null || true
 
 # --- errors
 run "$cputrack" -c $ev /nonexistent/program

@@ -1,0 +1,148 @@
+/*
+ * Counters refused by policy: a child in which the kernel answers every
+ * perf_event_open with EACCES (as kernel.perf_event_paranoid does for an
+ * unprivileged user, here made with a seccomp filter so that it does not
+ * depend on the machine's setting) sees cpc_access, cpc_open and
+ * cpc_bind_event agree on ENOSYS, with messages that name the cause and
+ * the remedies.  (Not for the kernel module's backend, which counts
+ * whatever perf_event_paranoid says.)
+ */
+#include <check.h>
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libcpc.h>
+
+#include "testutil.h"
+
+#if defined(__x86_64__)
+#define THIS_ARCH AUDIT_ARCH_X86_64
+#else
+#define THIS_ARCH AUDIT_ARCH_I386
+#endif
+
+/* perf_event_open fails with EACCES from now on, in this process. */
+static int refuse_perf(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static int kmod_backend(void)
+{
+	const char *be = getenv("LIBCPC_BACKEND");
+	if (be != NULL && strcmp(be, "kmod") == 0)
+		return 1;
+	return (be == NULL || *be == '\0') && access("/dev/cpc", F_OK) == 0;
+}
+
+/* Runs fn in a child under the filter; its exit status. */
+static int in_refusing_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (refuse_perf() != 0)
+			_exit(100);
+		_exit(fn());
+	}
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static int has(const char *what)
+{
+	return strstr(captured_errors(), what) != NULL;
+}
+
+/* The Solaris text, then the cause and the remedies. */
+static int explained(void)
+{
+	return has("CPU performance counters are inaccessible on this "
+		   "machine\n") &&
+	    has("perf_event_paranoid") && has("modprobe cpc") &&
+	    has("sysctl kernel.perf_event_paranoid=2") && has("CAP_PERFMON");
+}
+
+static int child_access(void)
+{
+	capture_errors();
+	if (cpc_access() != -1)
+		return 1;
+	if (errno != ENOSYS)
+		return 2;
+	return explained() ? 0 : 3;
+}
+
+static int child_open(void)
+{
+	errno = 0;
+	if (cpc_open(CPC_VER_CURRENT) != NULL)
+		return 1;
+	return errno == ENOSYS ? 0 : 2;
+}
+
+static int child_bind(void)
+{
+	cpc_event_t ev;
+	capture_errors();
+	if (cpc_strtoevent(cpc_getcpuver(), "pic0=task-clock,pic1=page-faults",
+		&ev) != 0)
+		return 4;
+	errno = 0;
+	if (cpc_bind_event(&ev, 0) != -1)
+		return 1;
+	if (errno != ENOSYS)
+		return 10 + (errno & 0x3f);
+	return explained() ? 0 : 3;
+}
+
+START_TEST(access_open_bind_agree_on_enosys)
+{
+	if (kmod_backend()) {
+		printf("SKIP access_open_bind_agree_on_enosys: the kernel "
+		       "module's backend is not refused by perf policy\n");
+		return;
+	}
+	ck_assert_int_eq(in_refusing_child(child_access), 0);
+	ck_assert_int_eq(in_refusing_child(child_open), 0);
+	ck_assert_int_eq(in_refusing_child(child_bind), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *tc = tcase_create("policy");
+	tcase_add_test(tc, access_open_bind_agree_on_enosys);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
