@@ -156,24 +156,32 @@ static uint64_t v2_faults(int bound, int work, double rate)
 	return n;
 }
 
-START_TEST(bind_cpu_counts_that_cpu)
+/*
+ * A processor's count through faults(bound, work, rate): the faults of a
+ * workload pinned to the bound processor are all counted; bound to the
+ * other processor, fewer than half of them in at least one of TRIALS
+ * windows (other processes' faults only add to a processor's count).
+ */
+typedef uint64_t (*faults_fn)(int bound, int work, double rate);
+
+static void counts_the_bound_cpu(const char *test, faults_fn faults)
 {
 	double rate = tsc_per_ns();
-	uint64_t n = v2_faults(cpus[0], cpus[0], rate);
+	uint64_t n = faults(cpus[0], cpus[0], rate);
 	ck_assert_msg(n >= NPAGES, "bound to cpu %d: %llu of %d faults",
 	    cpus[0], (unsigned long long)n, NPAGES);
 	if (cpus[1] < 0) {
-		printf("SKIP bind_cpu_counts_that_cpu, other cpu: this process "
-		       "may run on one CPU only\n");
+		printf("SKIP %s, other cpu: this process may run on one CPU "
+		       "only\n", test);
 		return;
 	}
-	n = v2_faults(cpus[1], cpus[1], rate);
+	n = faults(cpus[1], cpus[1], rate);
 	ck_assert_msg(n >= NPAGES, "bound to cpu %d: %llu of %d faults",
 	    cpus[1], (unsigned long long)n, NPAGES);
 	uint64_t least = UINT64_MAX;
 	int windows = 0;
 	for (int i = 0; i < TRIALS && least >= NPAGES / 2; i++) {
-		n = v2_faults(cpus[1], cpus[0], rate);
+		n = faults(cpus[1], cpus[0], rate);
 		if (last_window_ns > MAX_WINDOW_NS)
 			continue;
 		windows++;
@@ -182,12 +190,17 @@ START_TEST(bind_cpu_counts_that_cpu)
 	if (windows == 0) {
 		printf("SKIP %s, other cpu: the workload takes %llu ms here, "
 		       "too long to tell its faults from the machine's\n",
-		    __func__, (unsigned long long)(last_window_ns / 1000000));
+		    test, (unsigned long long)(last_window_ns / 1000000));
 		return;
 	}
 	ck_assert_msg(least < NPAGES / 2, "bound to cpu %d, faults on cpu %d: "
 	    "at least %llu of %d counted in %d windows", cpus[1], cpus[0],
 	    (unsigned long long)least, NPAGES, TRIALS);
+}
+
+START_TEST(bind_cpu_counts_that_cpu)
+{
+	counts_the_bound_cpu("bind_cpu_counts_that_cpu", v2_faults);
 }
 END_TEST
 
@@ -230,36 +243,7 @@ static uint64_t v1_faults(int bound, int work, double rate)
 
 START_TEST(shared_bind_counts_the_bound_cpu)
 {
-	double rate = tsc_per_ns();
-	uint64_t n = v1_faults(cpus[0], cpus[0], rate);
-	ck_assert_msg(n >= NPAGES, "bound to cpu %d: %llu of %d faults",
-	    cpus[0], (unsigned long long)n, NPAGES);
-	if (cpus[1] < 0) {
-		printf("SKIP shared_bind_counts_the_bound_cpu, other cpu: this "
-		       "process may run on one CPU only\n");
-		return;
-	}
-	n = v1_faults(cpus[1], cpus[1], rate);
-	ck_assert_msg(n >= NPAGES, "bound to cpu %d: %llu of %d faults",
-	    cpus[1], (unsigned long long)n, NPAGES);
-	uint64_t least = UINT64_MAX;
-	int windows = 0;
-	for (int i = 0; i < TRIALS && least >= NPAGES / 2; i++) {
-		n = v1_faults(cpus[1], cpus[0], rate);
-		if (last_window_ns > MAX_WINDOW_NS)
-			continue;
-		windows++;
-		least = n < least ? n : least;
-	}
-	if (windows == 0) {
-		printf("SKIP %s, other cpu: the workload takes %llu ms here, "
-		       "too long to tell its faults from the machine's\n",
-		    __func__, (unsigned long long)(last_window_ns / 1000000));
-		return;
-	}
-	ck_assert_msg(least < NPAGES / 2, "bound to cpu %d, faults on cpu %d: "
-	    "at least %llu of %d counted in %d windows", cpus[1], cpus[0],
-	    (unsigned long long)least, NPAGES, TRIALS);
+	counts_the_bound_cpu("shared_bind_counts_the_bound_cpu", v1_faults);
 }
 END_TEST
 
