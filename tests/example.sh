@@ -63,9 +63,13 @@ printf '%s\n' "$out" | awk '
 		# thread k touched k*100 pages: its own faults only
 		for (k = 1; k <= 4; k++) if (f[k] < k * 100 || f[k] > k * 100 + 100) exit 1
 		# more work, more CPU time: thread 4 spins 8e6 iterations on
-		# its own variable, thread 1 2e6; CPU time (not wall time),
-		# so load beside it does not matter: twice is a wide margin
-		if (!(t[4] > 2 * t[1])) exit 1
+		# its own variable and touches 400 pages, thread 1 2e6 and 100;
+		# CPU time (not wall time), so load beside it does not matter.
+		# Four times the work, but each thread also pays a fixed cost
+		# (its own counters opened at creation: milliseconds in the
+		# emulated guest of make check-kmod, where 1.84 was seen), so
+		# the bound is 1.3 times, still far from equal counts.
+		if (!(t[4] > 1.3 * t[1])) exit 1
 		# the group holds at least the sum of the threads
 		if (gt < st || gf < sf) exit 1
 	}' || { echo "example.sh: implausible inheritance counts" >&2; exit 1; }
