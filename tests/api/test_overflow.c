@@ -118,6 +118,29 @@ START_TEST(one_signal_then_frozen)
 END_TEST
 
 /*
+ * Both counters may signal and the second overflows first: whichever the
+ * kernel stops with the overflowing counter, the library freezes the
+ * whole context, so the first must not count on after the SIGEMT either.
+ */
+START_TEST(overflow_of_either_counter_freezes_both)
+{
+	cpc_event_t a, b;
+	bind_emt("pic0=page-faults,pic1=minor-faults", UINT64_MAX - 999999,
+	    PRESET_1000, CPC_BIND_EMT_OVF);
+	touch_fresh_pages(3000);
+	ck_assert_int_eq(sig_count, 1);
+	ck_assert_int_eq(sig_bad, 0);
+	ck_assert_int_eq(cpc_take_sample(&a), 0);
+	ck_assert_uint_ge(a.ce_pic[0], UINT64_MAX - 999999 + 900);
+	touch_fresh_pages(3000);
+	ck_assert_int_eq(cpc_take_sample(&b), 0);
+	ck_assert_uint_eq(b.ce_pic[0], a.ce_pic[0]);
+	ck_assert_uint_eq(b.ce_pic[1], a.ce_pic[1]);
+	ck_assert_int_eq(sig_count, 1);
+}
+END_TEST
+
+/*
  * The notifying counter leads its group, whose other counters the kernel
  * stops with it: a counting (not clock) member must stay frozen too,
  * and a rebind from the handler must restart both.
@@ -391,6 +414,7 @@ int main(void)
 	tcase_add_test(tc, rebinding_handler_gets_every_overflow);
 	tcase_add_test(tc, one_signal_then_frozen);
 	tcase_add_test(tc, overflow_freezes_counting_members);
+	tcase_add_test(tc, overflow_of_either_counter_freezes_both);
 	tcase_add_test(tc, timer_driven_overflow);
 	tcase_add_test(tc, signal_goes_to_the_overflowing_thread);
 	tcase_add_test(tc, int_bits_choose_the_signalling_counter);
