@@ -108,3 +108,15 @@ int count_open_fds(void)
 	closedir(d);
 	return n - 3;	/* ".", ".." and the directory's own fd */
 }
+
+int perf_paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int level = 2;
+	if (f != NULL) {
+		if (fscanf(f, "%d", &level) != 1)
+			level = 2;
+		fclose(f);
+	}
+	return level;
+}

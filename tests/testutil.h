@@ -21,5 +21,7 @@ void burn_cpu_ns(uint64_t ns);
 void touch_fresh_pages(size_t npages);
 /* Number of open file descriptors of this process. */
 int count_open_fds(void);
+/* kernel.perf_event_paranoid (2, the kernel's default, if unreadable). */
+int perf_paranoid_level(void);
 
 #endif

@@ -60,16 +60,7 @@ static void teardown(void)
  */
 static int system_mode_allowed(void)
 {
-	if (geteuid() == 0)
-		return 1;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level = 2;
-	if (f != NULL) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	return level < 2;
+	return geteuid() == 0 || perf_paranoid_level() < 2;
 }
 
 static int has_hw_pmu(void)

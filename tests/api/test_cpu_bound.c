@@ -250,16 +250,7 @@ END_TEST
 /* Root, or perf_event_paranoid <= 0 (what per-CPU events need). */
 static int cpu_counting_permitted(void)
 {
-	if (geteuid() == 0)
-		return 1;
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int level = 2;
-	if (f != NULL) {
-		if (fscanf(f, "%d", &level) != 1)
-			level = 2;
-		fclose(f);
-	}
-	return level <= 0;
+	return geteuid() == 0 || perf_paranoid_level() <= 0;
 }
 
 /* Where the environment forbids counting on a processor: refused. */
