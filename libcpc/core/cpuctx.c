@@ -8,22 +8,6 @@
 #include "cpuinfo.h"
 #include "libcpc.h"
 
-int __cpc_cpu_pin(struct cpc_cpuctx *c, int cpu)
-{
-	cpu_set_t one;
-
-	if (cpu < 0 || cpu >= CPU_SETSIZE)
-		return -EINVAL;
-	if (sched_getaffinity(0, sizeof(c->old_affinity), &c->old_affinity))
-		return -errno;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	if (sched_setaffinity(0, sizeof(one), &one) != 0)
-		return -errno;
-	c->pinned = 1;
-	return 0;
-}
-
 int __cpc_cpu_open(struct cpc_cpuctx *c, const struct cpc_reqset *set,
     int cpu, int *bad)
 {
@@ -47,10 +31,6 @@ int __cpc_cpu_sample(struct cpc_cpuctx *c, uint64_t *vals, unsigned n,
 void __cpc_cpu_close(struct cpc_cpuctx *c)
 {
 	__cpc_counters_close(&c->ctr);
-	if (c->pinned) {
-		sched_setaffinity(0, sizeof(c->old_affinity), &c->old_affinity);
-		c->pinned = 0;
-	}
 }
 
 int __cpc_cpu_probe(void)

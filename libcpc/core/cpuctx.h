@@ -15,16 +15,8 @@
 
 struct cpc_cpuctx {
 	struct cpc_counters ctr;
-	int pinned;			/* old_affinity to restore at close */
-	cpu_set_t old_affinity;
 	uint64_t tsc_at_bind;
 };
-
-/*
- * Binds the calling thread to processor cpu, remembering its affinity for
- * __cpc_cpu_close.  0 or -errno (-EINVAL: no such processor number).
- */
-int __cpc_cpu_pin(struct cpc_cpuctx *c, int cpu);
 
 /*
  * Starts counting set (overflow notification dropped) on processor cpu
@@ -38,7 +30,7 @@ int __cpc_cpu_open(struct cpc_cpuctx *c, const struct cpc_reqset *set, int cpu,
 int __cpc_cpu_sample(struct cpc_cpuctx *c, uint64_t *vals, unsigned n,
     uint64_t *tick);
 
-/* Stops counting and restores the pinned thread's affinity; idempotent. */
+/* Stops counting; idempotent. */
 void __cpc_cpu_close(struct cpc_cpuctx *c);
 
 /* May this process count on the processor it runs on?  0 or -errno. */
