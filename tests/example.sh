@@ -10,8 +10,11 @@ out=$(PERFEVENTS=pic0=task-clock,pic1=page-faults "$ex")
 echo "$out"
 n=$(printf '%s\n' "$out" | grep -c '^ *[0-9]*: [0-9]* [0-9]*$')
 [ "$n" -eq 20 ] || { echo "example.sh: expected 20 lines, got $n" >&2; exit 1; }
-# Each iteration burns CPU (task-clock > 100 us) and touches 64 fresh pages.
-printf '%s\n' "$out" | awk '{ if ($2 < 100000 || $3 < 60) bad++ } END { exit bad > 0 }' ||
+# Each iteration touches 64 fresh pages and spins 200000 iterations of a
+# load, add and store of a volatile: at least one cycle each, at most
+# 10 GHz, so at least 20 us of task-clock (a bound physics gives, not a
+# speed: this host takes 120 us, the emulated guest 900 us).
+printf '%s\n' "$out" | awk '{ if ($2 < 20000 || $3 < 60) bad++ } END { exit bad > 0 }' ||
 	{ echo "example.sh: implausible counts" >&2; exit 1; }
 # A bad event string gives the program's own error and exit status 1.
 if PERFEVENTS=pic0=nonsense "$ex" 2>/dev/null; then
@@ -62,14 +65,14 @@ printf '%s\n' "$out" | awk '
 		if (n != 4) exit 1
 		# thread k touched k*100 pages: its own faults only
 		for (k = 1; k <= 4; k++) if (f[k] < k * 100 || f[k] > k * 100 + 100) exit 1
-		# more work, more CPU time: thread 4 spins 8e6 iterations on
-		# its own variable and touches 400 pages, thread 1 2e6 and 100;
-		# CPU time (not wall time), so load beside it does not matter.
-		# Four times the work, but each thread also pays a fixed cost
-		# (its own counters opened at creation: milliseconds in the
-		# emulated guest of make check-kmod, where 1.84 was seen), so
-		# the bound is 1.3 times, still far from equal counts.
-		if (!(t[4] > 1.3 * t[1])) exit 1
+		# CPU time: a lower bound physics gives, not a ratio between
+		# threads (in the emulated guest of make check-kmod the
+		# CPU time of a thread is host wall time, which host stalls inflate:
+		# thread 1 was seen at 1.02 of thread 2 with half its work).
+		# Thread k spins k*2e6 iterations of a volatile load, add and
+		# store: at least one cycle each, at most 10 GHz, so 200 us
+		# per k.
+		for (k = 1; k <= 4; k++) if (t[k] < k * 200000) exit 1
 		# the group holds at least the sum of the threads
 		if (gt < st || gf < sf) exit 1
 	}' || { echo "example.sh: implausible inheritance counts" >&2; exit 1; }
