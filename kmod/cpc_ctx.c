@@ -310,13 +310,63 @@ static void cpc_set_disable(struct cpc_set *set)
 }
 
 /*
+ * Reads a counter of the calling thread that is counting on this
+ * processor the way perf_event_read_local() does (which modules cannot
+ * call: it is not exported): with interrupts off, nothing can take the
+ * counter off this processor (its context switches out only here, and
+ * perf's cross-processor calls are interrupts), so the PMU's read()
+ * brings ->count up to date without the context mutex, the child mutex
+ * and the function call that perf_event_read_value() costs.  The count is
+ * the one perf_event_read_value() would return: ->child_count stays 0 for
+ * counters that are not inherited (only a binding's are read here).
+ * Returns false, reading nothing, when the counter is not active on this
+ * processor (stopped, frozen, not scheduled): the caller then asks perf.
+ */
+static bool cpc_read_self(struct perf_event *ev, u64 *count)
+{
+	unsigned long flags;
+	bool ok = false;
+
+	local_irq_save(flags);
+	if (!ev->attr.inherit &&
+	    READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE &&
+	    READ_ONCE(ev->oncpu) == smp_processor_id()) {
+		ev->pmu->read(ev);
+		*count = local64_read(&ev->count) +
+			 atomic64_read(&ev->child_count);
+		ok = true;
+	}
+	local_irq_restore(flags);
+	return ok;
+}
+
+/* Counters read by cpc_read_self(), for the self_reads parameter. */
+static atomic64_t cpc_self_reads = ATOMIC64_INIT(0);
+
+/**
+ * cpc_self_reads_total() - counters read without perf's locks so far
+ *
+ * Return: how many times cpc_set_read() could use cpc_read_self().
+ */
+u64 cpc_self_reads_total(void)
+{
+	return atomic64_read(&cpc_self_reads);
+}
+
+/*
  * Reads the counts (preset + events since bind or restart) and the
  * enabled time of the first counter that counts (for a group: summed
  * over its threads).  Returns -EIO if a pinned counter could not be
  * scheduled (more hardware events than the PMU has counters).
+ *
+ * The first counter that counts gives the time, through
+ * perf_event_read_value() (its enabled time needs perf's context clock,
+ * which modules cannot read); when the calling thread reads its own
+ * binding, the others are read with cpc_read_self() where it can.
  */
 static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
 {
+	bool self = set->task == current;
 	bool have_time = false;
 	unsigned int i;
 	int err = 0;
@@ -328,6 +378,11 @@ static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
 
 		if (!ev) {
 			vals[i] = set->preset[i];
+			continue;
+		}
+		if (have_time && self && cpc_read_self(ev, &raw)) {
+			atomic64_inc(&cpc_self_reads);
+			vals[i] = set->preset[i] + raw - set->base[i];
 			continue;
 		}
 		raw = perf_event_read_value(ev, &enabled, &running);

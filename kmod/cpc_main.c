@@ -106,6 +106,18 @@ module_param_cb(contexts_in_use, &cpc_in_use_ops, NULL, 0400);
 MODULE_PARM_DESC(contexts_in_use,
 		 "Bindings plus group aggregates of all users (read-only, root only)");
 
+static int cpc_param_get_self_reads(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%llu\n", cpc_self_reads_total());
+}
+
+static const struct kernel_param_ops cpc_self_reads_ops = {
+	.get = cpc_param_get_self_reads,
+};
+module_param_cb(self_reads, &cpc_self_reads_ops, NULL, 0444);
+MODULE_PARM_DESC(self_reads,
+		 "Counters a thread's own sample read without perf's locks (read-only)");
+
 static bool cpc_hw_pmu;
 
 /* ------------------------------------------------------------------ */
