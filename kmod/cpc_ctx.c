@@ -45,9 +45,11 @@
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
@@ -310,6 +312,23 @@ static void cpc_set_disable(struct cpc_set *set)
 }
 
 /*
+ * The enabled time of a counter is perf's context time, which
+ * cpc_read_self() computes from the context's fields as perf's own reads
+ * do (ctx->time + (local_clock() - ctx->timestamp) while the context's
+ * clock runs, which it does while one of its counters is active; the
+ * counter's total_time_enabled and tstamp in that time base).  Those
+ * fields are perf internals: this is done only on the kernels it was
+ * checked against (make check-kmod compares it with
+ * perf_event_read_value()); other kernels read the time through perf.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define CPC_READ_SELF_TIME 1
+#else
+#define CPC_READ_SELF_TIME 0
+#endif
+
+/*
  * Reads a counter of the calling thread that is counting on this
  * processor the way perf_event_read_local() does (which modules cannot
  * call: it is not exported): with interrupts off, nothing can take the
@@ -318,15 +337,18 @@ static void cpc_set_disable(struct cpc_set *set)
  * brings ->count up to date without the context mutex, the child mutex
  * and the function call that perf_event_read_value() costs.  The count is
  * the one perf_event_read_value() would return: ->child_count stays 0 for
- * counters that are not inherited (only a binding's are read here).
+ * counters that are not inherited (only those are read here).  @enabled,
+ * if not NULL, receives the enabled time (see CPC_READ_SELF_TIME).
  * Returns false, reading nothing, when the counter is not active on this
  * processor (stopped, frozen, not scheduled): the caller then asks perf.
  */
-static bool cpc_read_self(struct perf_event *ev, u64 *count)
+static bool cpc_read_self(struct perf_event *ev, u64 *count, u64 *enabled)
 {
 	unsigned long flags;
 	bool ok = false;
 
+	if (enabled && !CPC_READ_SELF_TIME)
+		return false;
 	local_irq_save(flags);
 	if (!ev->attr.inherit &&
 	    READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE &&
@@ -334,14 +356,36 @@ static bool cpc_read_self(struct perf_event *ev, u64 *count)
 		ev->pmu->read(ev);
 		*count = local64_read(&ev->count) +
 			 atomic64_read(&ev->child_count);
+		if (enabled) {
+			struct perf_event_context *pctx = ev->ctx;
+			u64 now = pctx->time + (local_clock() -
+						pctx->timestamp);
+
+			*enabled = ev->total_time_enabled + (now - ev->tstamp);
+		}
 		ok = true;
 	}
 	local_irq_restore(flags);
 	return ok;
 }
 
-/* Counters read by cpc_read_self(), for the self_reads parameter. */
-static atomic64_t cpc_self_reads = ATOMIC64_INIT(0);
+/*
+ * Counters (and their times) read by cpc_read_self(), for the parameters
+ * self_reads and self_time_reads: per processor, so that threads sampling
+ * on different processors share no cache line.
+ */
+static DEFINE_PER_CPU(u64, cpc_self_reads);
+static DEFINE_PER_CPU(u64, cpc_self_time_reads);
+
+static u64 cpc_sum_percpu(u64 __percpu *counter)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(counter, cpu));
+	return sum;
+}
 
 /**
  * cpc_self_reads_total() - counters read without perf's locks so far
@@ -350,7 +394,17 @@ static atomic64_t cpc_self_reads = ATOMIC64_INIT(0);
  */
 u64 cpc_self_reads_total(void)
 {
-	return atomic64_read(&cpc_self_reads);
+	return cpc_sum_percpu(&cpc_self_reads);
+}
+
+/**
+ * cpc_self_time_reads_total() - of which, those that gave the on-CPU time
+ *
+ * Return: how many cpc_read_self() calls computed the enabled time too.
+ */
+u64 cpc_self_time_reads_total(void)
+{
+	return cpc_sum_percpu(&cpc_self_time_reads);
 }
 
 /*
@@ -359,10 +413,9 @@ u64 cpc_self_reads_total(void)
  * over its threads).  Returns -EIO if a pinned counter could not be
  * scheduled (more hardware events than the PMU has counters).
  *
- * The first counter that counts gives the time, through
- * perf_event_read_value() (its enabled time needs perf's context clock,
- * which modules cannot read); when the calling thread reads its own
- * binding, the others are read with cpc_read_self() where it can.
+ * When the calling thread reads its own binding, its counters are read
+ * with cpc_read_self() where it can (the first one with its time), the
+ * others through perf_event_read_value().
  */
 static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
 {
@@ -380,12 +433,14 @@ static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
 			vals[i] = set->preset[i];
 			continue;
 		}
-		if (have_time && self && cpc_read_self(ev, &raw)) {
-			atomic64_inc(&cpc_self_reads);
-			vals[i] = set->preset[i] + raw - set->base[i];
-			continue;
+		if (self && cpc_read_self(ev, &raw,
+					  have_time ? NULL : &enabled)) {
+			this_cpu_inc(cpc_self_reads);
+			if (!have_time)
+				this_cpu_inc(cpc_self_time_reads);
+		} else {
+			raw = perf_event_read_value(ev, &enabled, &running);
 		}
-		raw = perf_event_read_value(ev, &enabled, &running);
 		vals[i] = set->preset[i] + raw - set->base[i];
 		if (!have_time) {
 			*ontime = enabled - set->time_base;

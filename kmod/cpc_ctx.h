@@ -133,5 +133,6 @@ int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task);
 int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma);
 bool cpc_probe_hw_pmu(void);
 u64 cpc_self_reads_total(void);
+u64 cpc_self_time_reads_total(void);
 
 #endif /* CPC_CTX_H */

@@ -118,6 +118,20 @@ module_param_cb(self_reads, &cpc_self_reads_ops, NULL, 0444);
 MODULE_PARM_DESC(self_reads,
 		 "Counters a thread's own sample read without perf's locks (read-only)");
 
+static int cpc_param_get_self_time_reads(char *buf,
+					 const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%llu\n",
+			 cpc_self_time_reads_total());
+}
+
+static const struct kernel_param_ops cpc_self_time_reads_ops = {
+	.get = cpc_param_get_self_time_reads,
+};
+module_param_cb(self_time_reads, &cpc_self_time_reads_ops, NULL, 0444);
+MODULE_PARM_DESC(self_time_reads,
+		 "Of self_reads, those that computed the on-CPU time too (read-only)");
+
 static bool cpc_hw_pmu;
 
 /* ------------------------------------------------------------------ */

@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -449,6 +450,17 @@ static void test_rebind_in_place(void)
  * user-mode page faults cannot change, so the other thread's sample must
  * equal the thread's own last one exactly.
  */
+/* Does the module compute the on-CPU time itself (kernels 6.1-6.12)? */
+static int self_time_kernel(void)
+{
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return 0;
+	return maj == 6 && min >= 1 && min <= 12;
+}
+
 static int selfread_pipe[2][2];	/* [0]: main -> helper, [1]: back */
 static pid_t selfread_tid;
 static struct cpc_ksample selfread_other;
@@ -474,7 +486,7 @@ static void test_self_read(void)
 		TASK_CLOCK(CPC_KREQ_USER, 0),
 	};
 	struct cpc_ksample a, b;
-	long before, after;
+	long before, after, tbefore, tafter;
 	uint64_t t0, t1, d;
 	pthread_t helper;
 	int err, round, same = 1;
@@ -486,6 +498,7 @@ static void test_self_read(void)
 	if (err)
 		return;
 	before = read_param("self_reads");
+	tbefore = read_param("self_time_reads");
 	t0 = thread_cpu_ns();
 	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
 	spin_ms(100);
@@ -493,10 +506,18 @@ static void test_self_read(void)
 	sample(fd, CPC_KIOC_SAMPLE, 0, &b);
 	t1 = thread_cpu_ns();
 	after = read_param("self_reads");
-	check(before >= 0 && after - before >= 4,
+	tafter = read_param("self_time_reads");
+	check(before >= 0 && after - before >= 6,
 	      "self_reads %ld -> %ld: two samples of the thread's own three "
-	      "counters read the last two without perf's locks", before,
-	      after);
+	      "counters read them without perf's locks", before, after);
+	if (self_time_kernel())
+		check(tbefore >= 0 && tafter - tbefore >= 2,
+		      "self_time_reads %ld -> %ld: with the on-CPU time",
+		      tbefore, tafter);
+	else
+		check(tbefore >= 0 && tafter == tbefore,
+		      "self_time_reads %ld -> %ld: the on-CPU time through "
+		      "perf on this kernel", tbefore, tafter);
 	d = b.vals[2] - a.vals[2];
 	check(d > (t1 - t0) * 0.9 && d < (t1 - t0) * 1.1,
 	      "task-clock read that way: +%llu ns within 10%% of the thread's "
@@ -531,6 +552,22 @@ static void test_self_read(void)
 	      (unsigned long long)a.vals[1],
 	      (unsigned long long)selfread_other.vals[2],
 	      (unsigned long long)a.vals[2]);
+	/*
+	 * The on-CPU time the thread computed for itself lies between its
+	 * first task-clock (read just before the time, in the same clock)
+	 * and where both stopped when it blocked: a window of the few
+	 * microseconds it ran after its sample.  A time in another base
+	 * (or off by a stale timestamp) falls outside.
+	 */
+	check(same && a.vals[0] <= a.ontime_ns &&
+	      a.ontime_ns <= selfread_other.ontime_ns &&
+	      a.ontime_ns <= selfread_other.vals[0],
+	      "the thread's own on-CPU time %llu ns lies between its "
+	      "task-clock %llu and the blocked thread's time %llu and "
+	      "task-clock %llu read through perf",
+	      (unsigned long long)a.ontime_ns, (unsigned long long)a.vals[0],
+	      (unsigned long long)selfread_other.ontime_ns,
+	      (unsigned long long)selfread_other.vals[0]);
 	close(selfread_pipe[0][1]);
 	pthread_join(helper, NULL);
 	close(selfread_pipe[0][0]);
