@@ -29,7 +29,8 @@ awk '
 	/^[a-z_0-9]+ +[0-9.]+$/ && NF == 2 { v[file, $1] = $2; names[$1] = 1 }
 	END {
 		n = split("set_sample_1ev set_sample_2ev set_sample_4ev " \
-		    "take_sample_2ev bind_rele_2ev overflow_cycle " \
+		    "set_sample_taskclock take_sample_2ev bind_rele_2ev " \
+		    "overflow_cycle " \
 		    "thread_create_inherit", want, " ")
 		for (i = 1; i <= n; i++) {
 			k = want[i]

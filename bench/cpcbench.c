@@ -183,6 +183,45 @@ static void op_papi_start_stop(void *arg)
 
 /* ------------------------------------------------ the comparisons */
 
+/*
+ * A set of one task-clock request (time-derived: the kind of set a
+ * syscall-free state page of the kernel module could answer) against a
+ * raw read of one task-clock counter.
+ */
+static void bench_read_taskclock(void)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+	    PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.pinned = 1;
+	struct raw_group g = { 1,
+		{ (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+		    PERF_FLAG_FD_CLOEXEC) } };
+	struct cpc_bound b;
+	b.set = cpc_set_create(cpc);
+	cpc_set_add_request(cpc, b.set, "task-clock", 0, CPC_COUNT_USER, 0,
+	    NULL);
+	b.buf = cpc_buf_create(cpc, b.set);
+	if (g.fd[0] < 0 || cpc_bind_curlwp(cpc, b.set, 0) != 0) {
+		perror("task-clock");
+		exit(1);
+	}
+	struct op ops[2] = {
+		{ "set_sample_taskclock", op_set_sample, &b, NULL },
+		{ "raw_read_taskclock", op_raw_read, &g, NULL },
+	};
+	bench_time_ops(ops, 2, bench_batch);
+	cpc_unbind(cpc, b.set);
+	cpc_set_destroy(cpc, b.set);
+	raw_group_close(&g);
+}
+
 static void bench_reads(void)
 {
 	for (int n = 1; n <= 4; n *= 2) {
@@ -229,6 +268,7 @@ static void bench_reads(void)
 		cpc_set_destroy(cpc, b.set);
 		raw_group_close(&g);
 	}
+	bench_read_taskclock();
 	/* The version 1 call, 2 events, against the same two. */
 	struct raw_group g;
 	raw_group_open(&g, 2);
@@ -589,6 +629,8 @@ static void print_ratios(FILE *out)
 	    "raw_read_clock_2ev", "papi_read_2ev", "raw_group_read_2ev");
 	sample_lines(out, "set_sample_4ev", "raw_group_read_4ev",
 	    "raw_read_clock_4ev", "papi_read_4ev", "raw_group_read_4ev");
+	bench_ratio(out, "set_sample_taskclock/raw_read_taskclock",
+	    "set_sample_taskclock", "raw_read_taskclock");
 	sample_lines(out, "take_sample_2ev", "raw_group_read_2ev_v1",
 	    "raw_read_clock_2ev_v1", "papi_read_2ev_v1",
 	    "raw_group_read_2ev");
