@@ -573,6 +573,7 @@ void cpc_file_init(struct cpc_file *cf, struct file *file,
 	hash_init(cf->ctxs);
 	cf->file = file;
 	cf->user = user;
+	cf->spare_page = NULL;
 }
 
 static void cpc_ctx_drop_set(struct cpc_set **setp)
@@ -586,7 +587,7 @@ static void cpc_ctx_drop_set(struct cpc_set **setp)
 	}
 }
 
-static void cpc_ctx_destroy(struct cpc_ctx *ctx)
+static void cpc_ctx_destroy(struct cpc_file *cf, struct cpc_ctx *ctx)
 {
 	hash_del(&ctx->node);
 	cpc_ctx_drop_set(&ctx->set);
@@ -594,7 +595,16 @@ static void cpc_ctx_destroy(struct cpc_ctx *ctx)
 	if (ctx->page) {
 		/* A mapping keeps the page: leave it saying "unbound". */
 		cpc_page_write(ctx, 0, 0, NULL, 0);
-		__free_page(ctx->page);
+		/*
+		 * Ours alone (no mapping, no pin: each takes a reference,
+		 * and none can be taken once the context is gone): keep it
+		 * for the file's next bind, which a thread binding and
+		 * releasing in a loop makes at once.
+		 */
+		if (!cf->spare_page && page_count(ctx->page) == 1)
+			cf->spare_page = ctx->page;
+		else
+			__free_page(ctx->page);
 	}
 	put_task_struct(ctx->task);
 	kfree(ctx);
@@ -623,7 +633,7 @@ static void cpc_reap(struct cpc_file *cf)
 
 	hash_for_each_safe(cf->ctxs, bkt, tmp, ctx, node)
 		if (cpc_ctx_stale(ctx))
-			cpc_ctx_destroy(ctx);
+			cpc_ctx_destroy(cf, ctx);
 }
 
 /* The context of @task, or NULL; the file lock is held.  Frees nothing. */
@@ -678,10 +688,10 @@ static int cpc_set_check_scheduled(struct cpc_set *set)
 	return lost < hw ? -ENOSPC : -EAGAIN;
 }
 
-static void cpc_ctx_put_if_empty(struct cpc_ctx *ctx)
+static void cpc_ctx_put_if_empty(struct cpc_file *cf, struct cpc_ctx *ctx)
 {
 	if (!ctx->set && !ctx->group)
-		cpc_ctx_destroy(ctx);
+		cpc_ctx_destroy(cf, ctx);
 }
 
 /* The number of kernel counters a bind creates. */
@@ -835,7 +845,10 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 	if (err)
 		goto out_ctx;
 	if (!group && !ctx->page) {
-		ctx->page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		/* A spare page says "unbound" (nreqs 0), its seq is even. */
+		ctx->page = cf->spare_page ?:
+			    alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		cf->spare_page = NULL;
 		if (!ctx->page) {
 			err = -ENOMEM;
 			goto out_charge;
@@ -871,7 +884,7 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 			cpc_ctx_drop_set(slot);
 			if (!group)
 				cpc_page_write(ctx, 0, 0, NULL, 0);
-			cpc_ctx_put_if_empty(ctx);
+			cpc_ctx_put_if_empty(cf, ctx);
 			mutex_unlock(&cf->lock);
 			return err;
 		}
@@ -882,7 +895,7 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 out_charge:
 	cpc_acct_uncharge(&acct);
 out_ctx:
-	cpc_ctx_put_if_empty(ctx);
+	cpc_ctx_put_if_empty(cf, ctx);
 out_unlock:
 	mutex_unlock(&cf->lock);
 	return err;
@@ -945,7 +958,7 @@ int cpc_ctx_rele(struct cpc_file *cf, struct task_struct *task, bool group)
 			cpc_ctx_drop_set(&ctx->set);
 			cpc_page_write(ctx, 0, 0, NULL, 0);
 		}
-		cpc_ctx_put_if_empty(ctx);
+		cpc_ctx_put_if_empty(cf, ctx);
 		err = 0;
 	}
 	mutex_unlock(&cf->lock);
@@ -1029,7 +1042,10 @@ void cpc_file_destroy(struct cpc_file *cf)
 
 	mutex_lock(&cf->lock);
 	hash_for_each_safe(cf->ctxs, bkt, tmp, ctx, node)
-		cpc_ctx_destroy(ctx);
+		cpc_ctx_destroy(cf, ctx);
+	if (cf->spare_page)
+		__free_page(cf->spare_page);
+	cf->spare_page = NULL;
 	mutex_unlock(&cf->lock);
 	mutex_destroy(&cf->lock);
 }

@@ -35,12 +35,15 @@ struct cpc_user;
  * @ctxs: the per-thread contexts, hashed by their thread
  * @file: the file (no reference: the file owns this structure)
  * @user: the opener's context accounting
+ * @spare_page: a state page no one maps, kept from a destroyed context
+ *		for the next bind (or NULL)
  */
 struct cpc_file {
 	struct mutex lock;
 	DECLARE_HASHTABLE(ctxs, 6);
 	struct file *file;
 	struct cpc_user *user;
+	struct page *spare_page;
 };
 
 /* Values of cpc_set.state. */

@@ -1529,6 +1529,51 @@ static void test_mmap(void)
 	check(kp->nreqs == 0, "page after RELE: nreqs 0");
 	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
 	check(p == MAP_FAILED && errno == EINVAL, "mmap when unbound: EINVAL");
+
+	/*
+	 * A page still mapped is never handed to a later binding; one no
+	 * one maps is kept for the file's next bind (its sequence counter
+	 * then goes on from where it was, where a new page starts at 0).
+	 */
+	r[0].preset = 11;
+	r[1].preset = 13;
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	check(err == 0 && p != MAP_FAILED && kp->nreqs == 0 &&
+	      kp->seq % 2 == 0, "a new binding leaves the old mapped page "
+	      "alone (nreqs %u)", kp->nreqs);
+	if (p != MAP_FAILED) {
+		const volatile struct cpc_kpage *kp2 = p;
+
+		check(kp2 != kp && kp2->nreqs == 2 && kp2->vals[0] == 11 &&
+		      kp2->vals[1] == 13 && kp2->seq == 2,
+		      "and gets a new page (seq %u, vals %llu %llu)",
+		      kp2->seq, (unsigned long long)kp2->vals[0],
+		      (unsigned long long)kp2->vals[1]);
+		munmap(p, PAGE);
+	}
+	target(fd, CPC_KIOC_RELE, 0);
+	r[0].preset = 17;
+	r[1].preset = 19;
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED) {
+		const volatile struct cpc_kpage *kp3 = p;
+
+		check(err == 0 && kp3->nreqs == 2 && kp3->vals[0] == 17 &&
+		      kp3->vals[1] == 19 && kp3->seq > 2 &&
+		      kp3->seq % 2 == 0 && kp3->updates == 1 &&
+		      kp3->ontime_ns == 0 && kp3->flags == 0,
+		      "an unmapped page is reused by the next bind: seq %u, "
+		      "vals %llu %llu, updates %llu", kp3->seq,
+		      (unsigned long long)kp3->vals[0],
+		      (unsigned long long)kp3->vals[1],
+		      (unsigned long long)kp3->updates);
+		munmap(p, PAGE);
+	} else {
+		check(0, "mmap after rebinding (%s)", strerror(errno));
+	}
+	target(fd, CPC_KIOC_RELE, 0);
 	munmap((void *)kp, PAGE);
 }
 
