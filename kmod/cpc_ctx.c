@@ -313,7 +313,7 @@ static void cpc_set_disable(struct cpc_set *set)
 
 /*
  * The enabled time of a counter is perf's context time, which
- * cpc_read_self() computes from the context's fields as perf's own reads
+ * cpc_read_quick() computes from the context's fields as perf's own reads
  * do (ctx->time + (local_clock() - ctx->timestamp) while the context's
  * clock runs, which it does while one of its counters is active; the
  * counter's total_time_enabled and tstamp in that time base).  Those
@@ -323,59 +323,22 @@ static void cpc_set_disable(struct cpc_set *set)
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
 	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
-#define CPC_READ_SELF_TIME 1
+#define CPC_READ_QUICK_TIME 1
 #else
-#define CPC_READ_SELF_TIME 0
+#define CPC_READ_QUICK_TIME 0
 #endif
 
-/*
- * Reads a counter of the calling thread that is counting on this
- * processor the way perf_event_read_local() does (which modules cannot
- * call: it is not exported): with interrupts off, nothing can take the
- * counter off this processor (its context switches out only here, and
- * perf's cross-processor calls are interrupts), so the PMU's read()
- * brings ->count up to date without the context mutex, the child mutex
- * and the function call that perf_event_read_value() costs.  The count is
- * the one perf_event_read_value() would return: ->child_count stays 0 for
- * counters that are not inherited (only those are read here).  @enabled,
- * if not NULL, receives the enabled time (see CPC_READ_SELF_TIME).
- * Returns false, reading nothing, when the counter is not active on this
- * processor (stopped, frozen, not scheduled): the caller then asks perf.
- */
-static bool cpc_read_self(struct perf_event *ev, u64 *count, u64 *enabled)
-{
-	unsigned long flags;
-	bool ok = false;
-
-	if (enabled && !CPC_READ_SELF_TIME)
-		return false;
-	local_irq_save(flags);
-	if (!ev->attr.inherit &&
-	    READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE &&
-	    READ_ONCE(ev->oncpu) == smp_processor_id()) {
-		ev->pmu->read(ev);
-		*count = local64_read(&ev->count) +
-			 atomic64_read(&ev->child_count);
-		if (enabled) {
-			struct perf_event_context *pctx = ev->ctx;
-			u64 now = pctx->time + (local_clock() -
-						pctx->timestamp);
-
-			*enabled = ev->total_time_enabled + (now - ev->tstamp);
-		}
-		ok = true;
-	}
-	local_irq_restore(flags);
-	return ok;
-}
+/* Module parameter quick_reads: false makes every read go through perf. */
+bool cpc_quick_reads = true;
 
 /*
- * Counters (and their times) read by cpc_read_self(), for the parameters
- * self_reads and self_time_reads: per processor, so that threads sampling
- * on different processors share no cache line.
+ * Counters read by cpc_read_quick(), for the parameters self_reads,
+ * self_time_reads and stopped_reads: per processor, so that threads
+ * sampling on different processors share no cache line.
  */
 static DEFINE_PER_CPU(u64, cpc_self_reads);
 static DEFINE_PER_CPU(u64, cpc_self_time_reads);
+static DEFINE_PER_CPU(u64, cpc_stopped_reads);
 
 static u64 cpc_sum_percpu(u64 __percpu *counter)
 {
@@ -388,23 +351,79 @@ static u64 cpc_sum_percpu(u64 __percpu *counter)
 }
 
 /**
- * cpc_self_reads_total() - counters read without perf's locks so far
- *
- * Return: how many times cpc_set_read() could use cpc_read_self().
+ * cpc_read_stats() - how often cpc_set_read() did without perf's locks
+ * @self: counters of the calling thread read on its processor
+ * @self_time: of those, reads that computed the on-CPU time too
+ * @stopped: stopped counters read from their final fields
  */
-u64 cpc_self_reads_total(void)
+void cpc_read_stats(u64 *self, u64 *self_time, u64 *stopped)
 {
-	return cpc_sum_percpu(&cpc_self_reads);
+	*self = cpc_sum_percpu(&cpc_self_reads);
+	*self_time = cpc_sum_percpu(&cpc_self_time_reads);
+	*stopped = cpc_sum_percpu(&cpc_stopped_reads);
 }
 
-/**
- * cpc_self_time_reads_total() - of which, those that gave the on-CPU time
+/*
+ * Reads a counter without perf_event_read_value(), which takes the
+ * context mutex and the child mutex and calls a function on the
+ * counter's processor, where that gives the same count and time:
  *
- * Return: how many cpc_read_self() calls computed the enabled time too.
+ * - A counter of the calling thread (@self) active on this processor,
+ *   the way perf_event_read_local() does (which modules cannot call: it
+ *   is not exported): with interrupts off, nothing can take the counter
+ *   off this processor (its context switches out only here, and perf's
+ *   cross-processor calls are interrupts), so the PMU's read() brings
+ *   ->count up to date.
+ * - A stopped counter (disabled by this module, under the file lock that
+ *   the caller holds, or in error): its count and enabled time no longer
+ *   change (only this module enables it again, under that lock).
+ *
+ * Counters that are inherited (group aggregates) never: their children
+ * count too.  ->child_count stays 0 for the others.  @enabled, if not
+ * NULL, receives the enabled time (see CPC_READ_QUICK_TIME).  Returns
+ * false, reading nothing, when perf must be asked.
  */
-u64 cpc_self_time_reads_total(void)
+static bool cpc_read_quick(struct perf_event *ev, bool self, u64 *count,
+			   u64 *enabled)
 {
-	return cpc_sum_percpu(&cpc_self_time_reads);
+	enum perf_event_state state;
+	unsigned long flags;
+	bool ok = false;
+
+	if (!READ_ONCE(cpc_quick_reads) || ev->attr.inherit ||
+	    (enabled && !CPC_READ_QUICK_TIME))
+		return false;
+	state = READ_ONCE(ev->state);
+	if (state <= PERF_EVENT_STATE_OFF) {
+		*count = local64_read(&ev->count) +
+			 atomic64_read(&ev->child_count);
+		if (enabled)
+			*enabled = ev->total_time_enabled +
+				atomic64_read(&ev->child_total_time_enabled);
+		this_cpu_inc(cpc_stopped_reads);
+		return true;
+	}
+	if (!self)
+		return false;
+	local_irq_save(flags);
+	if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE &&
+	    READ_ONCE(ev->oncpu) == smp_processor_id()) {
+		ev->pmu->read(ev);
+		*count = local64_read(&ev->count) +
+			 atomic64_read(&ev->child_count);
+		if (enabled) {
+			struct perf_event_context *pctx = ev->ctx;
+			u64 now = pctx->time + (local_clock() -
+						pctx->timestamp);
+
+			*enabled = ev->total_time_enabled + (now - ev->tstamp);
+			__this_cpu_inc(cpc_self_time_reads);
+		}
+		__this_cpu_inc(cpc_self_reads);
+		ok = true;
+	}
+	local_irq_restore(flags);
+	return ok;
 }
 
 /*
@@ -413,9 +432,8 @@ u64 cpc_self_time_reads_total(void)
  * over its threads).  Returns -EIO if a pinned counter could not be
  * scheduled (more hardware events than the PMU has counters).
  *
- * When the calling thread reads its own binding, its counters are read
- * with cpc_read_self() where it can (the first one with its time), the
- * others through perf_event_read_value().
+ * Counters are read with cpc_read_quick() where it can (the first one
+ * with its time), the others through perf_event_read_value().
  */
 static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
 {
@@ -433,14 +451,9 @@ static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
 			vals[i] = set->preset[i];
 			continue;
 		}
-		if (self && cpc_read_self(ev, &raw,
-					  have_time ? NULL : &enabled)) {
-			this_cpu_inc(cpc_self_reads);
-			if (!have_time)
-				this_cpu_inc(cpc_self_time_reads);
-		} else {
+		if (!cpc_read_quick(ev, self, &raw,
+				    have_time ? NULL : &enabled))
 			raw = perf_event_read_value(ev, &enabled, &running);
-		}
 		vals[i] = set->preset[i] + raw - set->base[i];
 		if (!have_time) {
 			*ontime = enabled - set->time_base;

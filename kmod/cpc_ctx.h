@@ -135,7 +135,7 @@ int cpc_ctx_rele(struct cpc_file *cf, struct task_struct *task, bool group);
 int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task);
 int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma);
 bool cpc_probe_hw_pmu(void);
-u64 cpc_self_reads_total(void);
-u64 cpc_self_time_reads_total(void);
+void cpc_read_stats(u64 *self, u64 *self_time, u64 *stopped);
+extern bool cpc_quick_reads;
 
 #endif /* CPC_CTX_H */

@@ -106,31 +106,30 @@ module_param_cb(contexts_in_use, &cpc_in_use_ops, NULL, 0400);
 MODULE_PARM_DESC(contexts_in_use,
 		 "Bindings plus group aggregates of all users (read-only, root only)");
 
-static int cpc_param_get_self_reads(char *buf, const struct kernel_param *kp)
+static int cpc_param_get_reads(char *buf, const struct kernel_param *kp)
 {
-	return scnprintf(buf, PAGE_SIZE, "%llu\n", cpc_self_reads_total());
-}
+	u64 v[3];
 
-static const struct kernel_param_ops cpc_self_reads_ops = {
-	.get = cpc_param_get_self_reads,
-};
-module_param_cb(self_reads, &cpc_self_reads_ops, NULL, 0444);
-MODULE_PARM_DESC(self_reads,
-		 "Counters a thread's own sample read without perf's locks (read-only)");
-
-static int cpc_param_get_self_time_reads(char *buf,
-					 const struct kernel_param *kp)
-{
+	cpc_read_stats(&v[0], &v[1], &v[2]);
 	return scnprintf(buf, PAGE_SIZE, "%llu\n",
-			 cpc_self_time_reads_total());
+			 v[(uintptr_t)kp->arg]);
 }
 
-static const struct kernel_param_ops cpc_self_time_reads_ops = {
-	.get = cpc_param_get_self_time_reads,
+static const struct kernel_param_ops cpc_reads_ops = {
+	.get = cpc_param_get_reads,
 };
-module_param_cb(self_time_reads, &cpc_self_time_reads_ops, NULL, 0444);
+module_param_cb(self_reads, &cpc_reads_ops, (void *)0, 0444);
+MODULE_PARM_DESC(self_reads,
+		 "Counters a thread's own samples read on its processor without perf's locks (read-only)");
+module_param_cb(self_time_reads, &cpc_reads_ops, (void *)1, 0444);
 MODULE_PARM_DESC(self_time_reads,
 		 "Of self_reads, those that computed the on-CPU time too (read-only)");
+module_param_cb(stopped_reads, &cpc_reads_ops, (void *)2, 0444);
+MODULE_PARM_DESC(stopped_reads,
+		 "Stopped counters read from their final values without perf's locks (read-only)");
+module_param_named(quick_reads, cpc_quick_reads, bool, 0644);
+MODULE_PARM_DESC(quick_reads,
+		 "Read counters without perf's locks where that gives the same values (default Y; N: always through perf)");
 
 static bool cpc_hw_pmu;
 

@@ -576,6 +576,62 @@ static void test_self_read(void)
 	target(fd, CPC_KIOC_RELE, 0);
 }
 
+/*
+ * Stopped counters (here frozen by an overflow) are read from their
+ * final values without perf's locks (parameter stopped_reads); with the
+ * parameter quick_reads off (root), every read goes through perf, and
+ * must give exactly the same sample.
+ */
+static void test_stopped_read(void)
+{
+	struct cpc_kreq r[3] = {
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+		PAGE_FAULTS(CPC_KREQ_USER | CPC_KREQ_OVF_EMT, -20ull),
+		TASK_CLOCK(CPC_KREQ_USER, 5),
+	};
+	struct cpc_ksample a, b, c;
+	struct sigaction ign, old;
+	long before, after;
+	int err;
+
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	sigaction(SIGSTKFLT, &ign, &old);
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
+	spin_ms(20);
+	touch_pages(100);	/* the 20th fault freezes the counters */
+	before = read_param("stopped_reads");
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	spin_ms(20);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &b);
+	after = read_param("stopped_reads");
+	check(err == 0 && (a.flags & CPC_KSAMPLE_FROZEN) &&
+	      a.vals[1] == 0 && a.vals[0] > 10000000 &&
+	      memcmp(a.vals, b.vals, sizeof(a.vals)) == 0 &&
+	      a.ontime_ns == b.ontime_ns, "frozen by the overflow: "
+	      "task-clock %llu, page-faults %llu, on-CPU %llu ns, the same "
+	      "in the next sample", (unsigned long long)a.vals[0],
+	      (unsigned long long)a.vals[1], (unsigned long long)a.ontime_ns);
+	check(before >= 0 && after - before >= 6, "stopped_reads %ld -> %ld: "
+	      "two samples of three stopped counters read them without "
+	      "perf's locks", before, after);
+	if (is_root) {
+		err = write_param("quick_reads", "N");
+		sample(fd, CPC_KIOC_SAMPLE, 0, &c);
+		check(err == 0 && read_param("stopped_reads") == after &&
+		      memcmp(a.vals, c.vals, sizeof(a.vals)) == 0 &&
+		      a.ontime_ns == c.ontime_ns && c.flags == a.flags,
+		      "and read through perf (quick_reads=N): the same "
+		      "sample (%llu %llu, %llu ns)",
+		      (unsigned long long)c.vals[0],
+		      (unsigned long long)c.vals[1],
+		      (unsigned long long)c.ontime_ns);
+		write_param("quick_reads", "Y");
+	}
+	target(fd, CPC_KIOC_RELE, 0);
+	sigaction(SIGSTKFLT, &old, NULL);
+}
+
 /* ---- overflow ---------------------------------------------------- */
 
 static volatile int ovf_count, ovf_code, ovf_rebind_err;
@@ -1867,6 +1923,7 @@ int main(int argc, char **argv)
 		RUN(test_presets);
 		RUN(test_rebind_in_place);
 		RUN(test_self_read);
+		RUN(test_stopped_read);
 		RUN(test_overflow);
 		RUN(test_frozen_restart);
 		RUN(test_group);
