@@ -513,23 +513,50 @@ static int sample_pages(const struct perf_lwp *p, uint64_t *vals,
 	return 0;
 }
 
+/*
+ * read(2) of the group, as the system call itself: bytes read, or
+ * -errno; errno untouched.  Not through the C library, whose wrapper is
+ * one more call level after the system call (see lwpctx.h) and a
+ * cancellation point, which a sample taken in a signal handler is not.
+ */
+static inline long group_read_syscall(int fd, struct group_read *gr)
+{
+#ifdef __x86_64__
+	long ret;
+	__asm__ __volatile__("syscall"
+			     : "=a"(ret), "=m"(*gr)
+			     : "0"((long)SYS_read), "D"((long)fd), "S"(gr),
+			     "d"(sizeof(*gr))
+			     : "rcx", "r11", "memory");
+	return ret;
+#else
+	int saved = errno;
+	long ret = syscall(SYS_read, fd, gr, sizeof(*gr));
+	if (ret < 0)
+		ret = -errno;
+	errno = saved;
+	return ret;
+#endif
+}
+
 static int perf_sample(void *priv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
 	struct perf_lwp *p = priv;
 	struct group_read gr;
 
-	if (p->nfd == 0 || n > p->nreqs)
+	if (__builtin_expect(p->nfd == 0 || n > p->nreqs, 0))
 		return -EINVAL;
 	if (p->pages != NULL && sample_pages(p, vals, n, ontime_ns) == 0)
 		return 0;
-	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
+	long got = group_read_syscall(p->fd[0], &gr);
 	/*
 	 * A pinned group the kernel could not schedule is put in error
 	 * state and reads as end-of-file: the context is lost.
 	 */
-	if (got < (ssize_t)(3 * sizeof(uint64_t)) || gr.nr != p->nfd ||
-	    gr.time_running < gr.time_enabled)
+	if (__builtin_expect(got < (long)(3 * sizeof(uint64_t)) ||
+		gr.nr != p->nfd || gr.time_running < gr.time_enabled,
+		0))
 		return -EAGAIN;
 	for (unsigned i = 0; i < n; i++)
 		vals[i] = p->offset[i] + (p->slot[i] == SLOT_CLOCK

@@ -268,7 +268,8 @@ int cpc_bind_event(cpc_event_t *event, int flags)
 }
 
 /* Samples the binding: counts, ticks (with the rebind base) and time. */
-static int sample_v1(cpc_event_t *out)
+/* Inline: cpc_take_sample calls the backend from its own frame (lwpctx.h). */
+static inline __attribute__((always_inline)) int sample_v1(cpc_event_t *out)
 {
 	uint64_t vals[2], tsc = 0;
 
