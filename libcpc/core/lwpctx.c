@@ -11,6 +11,7 @@
 
 #include "libcpc.h"
 #include "backend.h"
+#include "backends.h"
 #include "cpuinfo.h"
 #include "error.h"
 #include "lwpctx.h"
@@ -314,6 +315,7 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 		stop_counters(c);
 	c->bound = 0;
 	c->be = be;
+	c->perf_direct = be == &__cpc_perf_backend;
 	c->set = *set;
 	c->tsc_carry = 0;
 	c->bflags = bflags & ~CPC_BACKEND_START_FROZEN;

@@ -19,6 +19,7 @@
 
 #include "backend.h"
 #include "cpuinfo.h"
+#include "perf_sample.h"
 #include "reqset.h"
 
 #define CPC_INHERIT_TAG_SIZE 64
@@ -65,11 +66,12 @@ const void *__cpc_lwp_owner(void);
 
 /*
  * The context itself, and its sample, inline: cpc_set_sample and
- * cpc_take_sample call the backend straight from their own frame.  Every
- * call level between the interface and the backend's read() costs a
- * return the processor cannot predict after the system call (the kernel
- * leaves the return-address predictor full of its own addresses), a few
- * nanoseconds each (BENCHMARKS.md).
+ * cpc_take_sample read the counters from their own frame (the perf
+ * backend's read inline too, perf_sample.h; other backends through their
+ * table).  Every call level between the interface and the read system
+ * call costs a return the processor cannot predict after the system call
+ * (the kernel leaves the return-address predictor full of its own
+ * addresses), several nanoseconds each (BENCHMARKS.md).
  */
 struct lwpctx {
 	/* Bumped around every change of the binding, so that a sample
@@ -77,6 +79,7 @@ struct lwpctx {
 	volatile unsigned gen;
 	int bound;		/* a binding exists (maybe stopped) */
 	int counting;		/* the backend holds counters (priv valid) */
+	int perf_direct;	/* be is perf: its sample is called inline */
 	volatile int frozen;	/* stopped by an overflow, until rebind */
 	int registered;		/* thread-exit destructor armed */
 	unsigned bflags;
@@ -122,7 +125,11 @@ static inline __attribute__((always_inline)) int __cpc_lwp_sample(
 		int rc = 0;
 		uint64_t ns = 0;
 		if (__builtin_expect(c->counting, 1)) {
-			rc = c->be->sample(c->priv, vals, n, &ns);
+			/* perf's inline: no call level before its read() */
+			if (__builtin_expect(c->perf_direct, 1))
+				rc = __cpc_perf_sample(c->priv, vals, n, &ns);
+			else
+				rc = c->be->sample(c->priv, vals, n, &ns);
 			ns = c->tsc_carry + __cpc_ns_to_tsc(ns);
 		} else {
 			memcpy(vals, c->stopped, n * sizeof(vals[0]));

@@ -127,10 +127,10 @@ static int sample_set(cpc_set_t *set, cpc_buf_t *buf)
 	uint64_t tick = 0;
 	int rc;
 
-	switch (set->state) {
-	case V2_BOUND_LWP:
+	/* The LWP's first: the path every sampling thread takes. */
+	if (__builtin_expect(set->state == V2_BOUND_LWP, 1))
 		rc = __cpc_lwp_sample(set, buf->vals, n, &tick);
-		break;
+	else switch (set->state) {
 	case V2_BOUND_CPU:
 		rc = __cpc_cpu_sample(set->bound_cpu, buf->vals, n, &tick);
 		break;
