@@ -108,7 +108,9 @@ extern __thread struct lwpctx __cpc_lwp
  * Samples the n counts of the calling LWP's binding and its on-CPU time
  * since bind, converted to TSC ticks.  0, -EINVAL (nothing bound, or
  * owner is not NULL and not the binding's owner tag) or -EAGAIN (context
- * lost).  Async-signal-safe.
+ * lost).  errno is untouched (the interfaces' callers rely on it: no save
+ * and restore of their own; perf's inline sample makes its system call
+ * itself).  Async-signal-safe.
  */
 static inline __attribute__((always_inline)) int __cpc_lwp_sample(
     const void *owner, uint64_t *vals, unsigned n, uint64_t *tsc)
@@ -126,10 +128,13 @@ static inline __attribute__((always_inline)) int __cpc_lwp_sample(
 		uint64_t ns = 0;
 		if (__builtin_expect(c->counting, 1)) {
 			/* perf's inline: no call level before its read() */
-			if (__builtin_expect(c->perf_direct, 1))
+			if (__builtin_expect(c->perf_direct, 1)) {
 				rc = __cpc_perf_sample(c->priv, vals, n, &ns);
-			else
+			} else {
+				int saved = errno;
 				rc = c->be->sample(c->priv, vals, n, &ns);
+				errno = saved;
+			}
 			ns = c->tsc_carry + __cpc_ns_to_tsc(ns);
 		} else {
 			memcpy(vals, c->stopped, n * sizeof(vals[0]));

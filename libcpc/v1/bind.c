@@ -288,15 +288,12 @@ static inline __attribute__((always_inline)) int sample_v1(cpc_event_t *out)
 	return 0;
 }
 
+/* errno stays as it was when it succeeds: the LWP's sample leaves it alone. */
 int cpc_take_sample(cpc_event_t *event)
 {
-	int saved = errno;
 	if (event == NULL)
 		return __cpc_fail(EINVAL);
-	int rc = sample_v1(event);
-	if (rc == 0)
-		errno = saved;
-	return rc;
+	return sample_v1(event);
 }
 
 int cpc_take_group_sample(cpc_event_t *event)
