@@ -79,10 +79,12 @@ static inline uint64_t __cpc_perf_read_tsc(void)
  * Samples the first n requests through the user pages, straight into
  * vals: 0, or -1 to use read().  Out of line: a call costs little where
  * no system call follows, and it keeps the read() path short and
- * straight in the caller.
+ * straight in the caller.  (unused: for the files that include this
+ * header without sampling.)
  */
-static __attribute__((noinline)) int __cpc_perf_sample_pages(const struct perf_lwp *p,
-    uint64_t *vals, unsigned n, uint64_t *ontime_ns)
+static __attribute__((noinline, unused)) int __cpc_perf_sample_pages(
+    const struct perf_lwp *p, uint64_t *vals, unsigned n,
+    uint64_t *ontime_ns)
 {
 	const volatile struct perf_event_mmap_page *pg;
 	uint64_t enabled;
