@@ -430,7 +430,8 @@ static int read_pages(const struct perf_lwp *p, struct perf_group_read *gr)
 			return -1;
 	}
 	pg = (const volatile void *)p->pages;
-	if (__cpc_rdpmc_time_enabled(pg, __cpc_perf_read_tsc, &gr->time_enabled) != 0)
+	if (__cpc_rdpmc_time_enabled(pg, __cpc_perf_read_tsc,
+		&gr->time_enabled) != 0)
 		return -1;
 	gr->time_running = gr->time_enabled;
 	gr->nr = p->nfd;
@@ -480,7 +481,9 @@ static int perf_rearm(void *priv, const struct cpc_reqset *set)
 	p->time_base = gr.time_enabled;
 	for (unsigned i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->req[i];
-		uint64_t raw = p->slot[i] == PERF_SLOT_CLOCK ? 0 : gr.values[p->slot[i]];
+		uint64_t raw = p->slot[i] == PERF_SLOT_CLOCK
+		    ? 0
+		    : gr.values[p->slot[i]];
 		p->offset[i] = r->preset - raw;
 		if (samples(r) && p->slot[i] != PERF_SLOT_CLOCK) {
 			/*

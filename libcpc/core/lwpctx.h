@@ -121,8 +121,8 @@ static inline __attribute__((always_inline)) int __cpc_lwp_sample(
 		unsigned g = c->gen;
 		atomic_signal_fence(memory_order_seq_cst);
 		if (__builtin_expect((g & 1) || !c->bound ||
-			n > c->set.nreqs || (owner != NULL && c->owner != owner),
-			0))
+			n > c->set.nreqs ||
+			(owner != NULL && c->owner != owner), 0))
 			return -EINVAL;	/* odd: only a handler sees this */
 		int rc = 0;
 		uint64_t ns = 0;
