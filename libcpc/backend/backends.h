@@ -1,7 +1,8 @@
 /*
  * The backends themselves: for backend.c, which chooses among them, and
  * for their own files.  Everything else reaches counters through
- * __cpc_backend_for (backend.h).
+ * __cpc_backend_for (backend.h); lwpctx.c only tells the perf backend
+ * apart, to call its sample inline (perf_sample.h).
  */
 #ifndef LIBCPC_BACKENDS_H
 #define LIBCPC_BACKENDS_H

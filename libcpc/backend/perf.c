@@ -29,43 +29,12 @@
 #include "backend.h"
 #include "backends.h"
 #include "cpuinfo.h"
+#include "perf_sample.h"
 #include "rdpmc.h"
-
-/* Where request i's value comes from. */
-#define SLOT_CLOCK 0xff		/* the group's time_enabled */
-
-struct perf_lwp {
-	uint8_t nfd;		/* fd[0] leads the group; then members */
-	uint8_t nnotify;	/* separate notification events of clocks */
-	uint8_t nreqs;
-	/* The notifying leader's overflow disabled it (see pick_leader). */
-	uint8_t leader_fired;
-	uint8_t slot[CPC_MAX_REQS];	/* index into the group read, or SLOT_CLOCK */
-	uint32_t sampling;	/* bit i: fd[i] notifies overflow */
-	int fd[CPC_MAX_REQS + 1];
-	int notify[CPC_MAX_REQS];
-	uint8_t notify_req[CPC_MAX_REQS];	/* request of notify[i] */
-	/* value = offset + raw count; the offset is the preset at bind and
-	 * preset minus the raw count at a rearm (perf_rearm). */
-	uint64_t offset[CPC_MAX_REQS];
-	uint64_t time_base;	/* time_enabled at the last rearm */
-	/* With rdpmc: the user pages of fd[0..nfd-1], one after another. */
-	unsigned char *pages;
-};
-
-_Static_assert(sizeof(struct perf_lwp) <= CPC_BACKEND_PRIV_SIZE,
-    "perf backend state does not fit");
 
 #define READ_FORMAT                                                         \
 	(PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |              \
 	    PERF_FORMAT_TOTAL_TIME_RUNNING)
-
-struct group_read {
-	uint64_t nr;
-	uint64_t time_enabled;
-	uint64_t time_running;
-	uint64_t values[CPC_MAX_REQS + 1];
-};
 
 /* Where the events of the set being opened count (see open_set). */
 struct target {
@@ -206,26 +175,15 @@ static int open_dummy_leader(const struct target *t, unsigned how)
 	return open_request(&dummy, t, -1, how);
 }
 
-#define PAGE 4096
-
 #ifdef CPC_SYNTHETIC_PAGES
-/*
- * Only in bench/synthbench, which compiles the library with this macro:
- * user pages written by the benchmark, read with a stand-in for rdpmc,
- * so that the syscall-free path can be measured on a machine without a
- * PMU.  pages(nfd) returns nfd pages mapped with mmap (released here).
- */
 unsigned char *(*__cpc_synth_pages)(unsigned nfd);
 cpc_rdpmc_fn __cpc_synth_rdpmc;
-#define RDPMC_FN __cpc_synth_rdpmc
-#else
-#define RDPMC_FN __cpc_rdpmc_insn
 #endif
 
 static void unmap_pages(struct perf_lwp *p)
 {
 	if (p->pages != NULL) {
-		munmap(p->pages, (size_t)p->nfd * PAGE);
+		munmap(p->pages, (size_t)p->nfd * PERF_PAGE);
 		p->pages = NULL;
 	}
 }
@@ -315,7 +273,7 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 			continue;
 		}
 		if (is_clock(r)) {
-			p->slot[i] = SLOT_CLOCK;
+			p->slot[i] = PERF_SLOT_CLOCK;
 			if (!sampling)
 				continue;
 			fd = open_request(r, t, -1, how | OPEN_NO_ARM);
@@ -356,7 +314,7 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
  */
 static _Atomic int rdpmc_state;	/* 0 unknown, 1 yes, 2 no */
 
-static int read_pages(const struct perf_lwp *p, struct group_read *gr);
+static int read_pages(const struct perf_lwp *p, struct perf_group_read *gr);
 
 static int rdpmc_usable(void)
 {
@@ -373,11 +331,11 @@ static int rdpmc_usable(void)
 	int ok = 0;
 	int fd = perf_open(&attr, &this_thread, -1);
 	if (fd >= 0) {
-		void *pg = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+		void *pg = mmap(NULL, PERF_PAGE, PROT_READ, MAP_SHARED, fd, 0);
 		if (pg != MAP_FAILED) {
 			const volatile struct perf_event_mmap_page *u = pg;
 			ok = u->cap_user_rdpmc && u->cap_user_time;
-			munmap(pg, PAGE);
+			munmap(pg, PERF_PAGE);
 		}
 		close(fd);
 	}
@@ -403,27 +361,27 @@ static void map_pages(struct perf_lwp *p, const struct cpc_reqset *set)
 		hardware |= set->req[i].sel.type != PERF_TYPE_SOFTWARE;
 	if (!hardware || !rdpmc_usable())
 		return;
-	size_t len = (size_t)p->nfd * PAGE;
+	size_t len = (size_t)p->nfd * PERF_PAGE;
 	unsigned char *base = mmap(NULL, len, PROT_NONE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (base == MAP_FAILED)
 		return;
 	for (unsigned i = 0; i < p->nfd; i++) {
-		if (mmap(base + (size_t)i * PAGE, PAGE, PROT_READ,
+		if (mmap(base + (size_t)i * PERF_PAGE, PERF_PAGE, PROT_READ,
 			MAP_SHARED | MAP_FIXED, p->fd[i], 0) == MAP_FAILED) {
 			munmap(base, len);
 			return;
 		}
-		(void)*(volatile unsigned char *)(base + (size_t)i * PAGE);
+		(void)*(volatile unsigned char *)(base + (size_t)i * PERF_PAGE);
 	}
 	p->pages = base;
-	struct group_read by_pages, by_read;
+	struct perf_group_read by_pages, by_read;
 	if (read_pages(p, &by_pages) != 0 ||
 	    read(p->fd[0], &by_read, sizeof(by_read)) <= 0)
 		return;	/* not on counters now: reads fall back */
 	for (unsigned i = 0; i < p->nreqs; i++) {
 		unsigned s = p->slot[i];
-		if (s != SLOT_CLOCK &&
+		if (s != PERF_SLOT_CLOCK &&
 		    (by_pages.values[s] > by_read.values[s] ||
 			by_read.values[s] - by_pages.values[s] > 100000000)) {
 			unmap_pages(p);
@@ -459,84 +417,32 @@ static int perf_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
 	return open_set(priv, set, &t, OPEN_NO_SAMPLING, bad);
 }
 
-static uint64_t read_tsc(void)
-{
-	return __cpc_rdtsc();
-}
-
 /* Reads the group without a system call: 0, or -1 to use read(). */
-static int read_pages(const struct perf_lwp *p, struct group_read *gr)
+static int read_pages(const struct perf_lwp *p, struct perf_group_read *gr)
 {
 	const volatile struct perf_event_mmap_page *pg;
 	for (unsigned i = 0; i < p->nreqs; i++) {
 		unsigned s = p->slot[i];
-		if (s == SLOT_CLOCK)
+		if (s == PERF_SLOT_CLOCK)
 			continue;
-		pg = (const volatile void *)(p->pages + (size_t)s * PAGE);
-		if (__cpc_rdpmc_read(pg, RDPMC_FN, &gr->values[s]) != 0)
+		pg = (const volatile void *)(p->pages + (size_t)s * PERF_PAGE);
+		if (__cpc_rdpmc_read(pg, PERF_RDPMC_FN, &gr->values[s]) != 0)
 			return -1;
 	}
 	pg = (const volatile void *)p->pages;
-	if (__cpc_rdpmc_time_enabled(pg, read_tsc, &gr->time_enabled) != 0)
+	if (__cpc_rdpmc_time_enabled(pg, __cpc_perf_read_tsc,
+		&gr->time_enabled) != 0)
 		return -1;
 	gr->time_running = gr->time_enabled;
 	gr->nr = p->nfd;
 	return 0;
 }
 
-/*
- * Samples the first n requests through the user pages, straight into
- * vals: 0, or -1 to use read().
- */
-static int sample_pages(const struct perf_lwp *p, uint64_t *vals,
-    unsigned n, uint64_t *ontime_ns)
-{
-	const volatile struct perf_event_mmap_page *pg;
-	uint64_t enabled;
-
-	pg = (const volatile void *)p->pages;
-	if (__cpc_rdpmc_time_enabled(pg, read_tsc, &enabled) != 0)
-		return -1;
-	uint64_t ontime = enabled - p->time_base;
-	for (unsigned i = 0; i < n; i++) {
-		unsigned s = p->slot[i];
-		uint64_t v = ontime;
-		if (s != SLOT_CLOCK) {
-			pg = (const volatile void *)(p->pages +
-			    (size_t)s * PAGE);
-			if (__cpc_rdpmc_read(pg, RDPMC_FN, &v) != 0)
-				return -1;
-		}
-		vals[i] = p->offset[i] + v;
-	}
-	*ontime_ns = ontime;
-	return 0;
-}
-
+/* Out of line for the backend table (lwpctx.h calls the inline one). */
 static int perf_sample(void *priv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
-	struct perf_lwp *p = priv;
-	struct group_read gr;
-
-	if (p->nfd == 0 || n > p->nreqs)
-		return -EINVAL;
-	if (p->pages != NULL && sample_pages(p, vals, n, ontime_ns) == 0)
-		return 0;
-	ssize_t got = read(p->fd[0], &gr, sizeof(gr));
-	/*
-	 * A pinned group the kernel could not schedule is put in error
-	 * state and reads as end-of-file: the context is lost.
-	 */
-	if (got < (ssize_t)(3 * sizeof(uint64_t)) || gr.nr != p->nfd ||
-	    gr.time_running < gr.time_enabled)
-		return -EAGAIN;
-	for (unsigned i = 0; i < n; i++)
-		vals[i] = p->offset[i] + (p->slot[i] == SLOT_CLOCK
-						 ? gr.time_enabled - p->time_base
-						 : gr.values[p->slot[i]]);
-	*ontime_ns = gr.time_enabled - p->time_base;
-	return 0;
+	return __cpc_perf_sample(priv, vals, n, ontime_ns);
 }
 
 /*
@@ -548,15 +454,15 @@ static int perf_sample(void *priv, uint64_t *vals, unsigned n,
 static int perf_rearm(void *priv, const struct cpc_reqset *set)
 {
 	struct perf_lwp *p = priv;
-	struct group_read gr;
+	struct perf_group_read gr;
 
 	if (p->nfd == 0 || set->nreqs != p->nreqs)
 		return -EAGAIN;
 	for (unsigned i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->req[i];
-		int was = p->slot[i] == SLOT_CLOCK ? 0
+		int was = p->slot[i] == PERF_SLOT_CLOCK ? 0
 						   : (p->sampling >> p->slot[i]) & 1;
-		if (p->slot[i] == SLOT_CLOCK)
+		if (p->slot[i] == PERF_SLOT_CLOCK)
 			for (unsigned k = 0; k < p->nnotify; k++)
 				was |= p->notify_req[k] == i;
 		if (was != samples(r))
@@ -575,9 +481,11 @@ static int perf_rearm(void *priv, const struct cpc_reqset *set)
 	p->time_base = gr.time_enabled;
 	for (unsigned i = 0; i < set->nreqs; i++) {
 		const struct cpc_req *r = &set->req[i];
-		uint64_t raw = p->slot[i] == SLOT_CLOCK ? 0 : gr.values[p->slot[i]];
+		uint64_t raw = p->slot[i] == PERF_SLOT_CLOCK
+		    ? 0
+		    : gr.values[p->slot[i]];
 		p->offset[i] = r->preset - raw;
-		if (samples(r) && p->slot[i] != SLOT_CLOCK) {
+		if (samples(r) && p->slot[i] != PERF_SLOT_CLOCK) {
 			/*
 			 * Always, also for the same period: it makes perf
 			 * forget what the counter did past its overflow

@@ -11,37 +11,13 @@
 
 #include "libcpc.h"
 #include "backend.h"
+#include "backends.h"
 #include "cpuinfo.h"
 #include "error.h"
 #include "lwpctx.h"
 
-struct lwpctx {
-	/* Bumped around every change of the binding, so that a sample
-	 * interrupted by a handler that rebinds notices and retries. */
-	volatile unsigned gen;
-	int bound;		/* a binding exists (maybe stopped) */
-	int counting;		/* the backend holds counters (priv valid) */
-	volatile int frozen;	/* stopped by an overflow, until rebind */
-	int registered;		/* thread-exit destructor armed */
-	unsigned bflags;
-	int member;		/* context inherited from another LWP */
-	int group_open;		/* owns an inheritance group's aggregate */
-	uint64_t group_key;	/* which events the aggregate counts */
-	const void *owner;
-	const struct cpc_backend *be;
-	const struct cpc_backend *group_be;
-	struct cpc_inherit inh;
-	struct cpc_reqset set;	/* as bound; presets for restart */
-	uint64_t stopped[CPC_MAX_REQS];	/* counts when stopped */
-	uint64_t stopped_tsc;
-	uint64_t tsc_carry;	/* ticks before the last restart/resume */
-	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
-	/* The aggregate's backend state, mapped only while a group is open
-	 * (few LWPs own one): keeps this per-thread structure under 1 KiB. */
-	unsigned char *gpriv;
-};
-
-static __thread struct lwpctx lwp __attribute__((tls_model("initial-exec")));
+/* The calling LWP's binding (struct lwpctx: lwpctx.h). */
+__thread struct lwpctx __cpc_lwp __attribute__((tls_model("initial-exec")));
 
 /*
  * An overflow of the new counters that lands while the binding is still
@@ -210,13 +186,13 @@ static void on_fork_child(void)
 	atomic_store(&forking, 0);
 	for (int i = 0; i < CONTEXTS_MAX; i++) {
 		struct lwpctx *c = atomic_exchange(&contexts[i], NULL);
-		if (c != NULL && c != &lwp) {
+		if (c != NULL && c != &__cpc_lwp) {
 			release_all(c);
 			c->member = 0;
 		}
 	}
-	on_thread_exit(&lwp);
-	lwp.registered = 0;
+	on_thread_exit(&__cpc_lwp);
+	__cpc_lwp.registered = 0;
 	pthread_sigmask(SIG_SETMASK, &fork_saved_mask, NULL);
 }
 
@@ -339,6 +315,7 @@ static int bind_locked(struct lwpctx *c, const struct cpc_reqset *set,
 		stop_counters(c);
 	c->bound = 0;
 	c->be = be;
+	c->perf_direct = be == &__cpc_perf_backend;
 	c->set = *set;
 	c->tsc_carry = 0;
 	c->bflags = bflags & ~CPC_BACKEND_START_FROZEN;
@@ -365,7 +342,7 @@ int __cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
     const struct cpc_inherit *inh, const void *owner, int *bad,
     const char **why)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 	if ((bflags & CPC_BIND_LWP_INHERIT) && inh == NULL)
 		return -EINVAL;
 	/* A bind without inheritance leaves an inherited group. */
@@ -392,41 +369,12 @@ int __cpc_lwp_probe(const char **why)
 
 const void *__cpc_lwp_owner(void)
 {
-	return lwp.bound ? lwp.owner : NULL;
-}
-
-int __cpc_lwp_sample(const void *owner, uint64_t *vals, unsigned n,
-    uint64_t *tsc)
-{
-	struct lwpctx *c = &lwp;
-
-	for (;;) {
-		unsigned g = c->gen;
-		atomic_signal_fence(memory_order_seq_cst);
-		if ((g & 1) || !c->bound || n > c->set.nreqs ||
-		    (owner != NULL && c->owner != owner))
-			return -EINVAL;	/* odd: only a handler sees this */
-		int rc = 0;
-		uint64_t ns = 0;
-		if (c->counting) {
-			rc = c->be->sample(c->priv, vals, n, &ns);
-			ns = c->tsc_carry + __cpc_ns_to_tsc(ns);
-		} else {
-			memcpy(vals, c->stopped, n * sizeof(vals[0]));
-			ns = c->stopped_tsc;
-		}
-		atomic_signal_fence(memory_order_seq_cst);
-		if (c->gen != g)
-			continue;
-		if (rc == 0 && tsc != NULL)
-			*tsc = ns;
-		return rc;
-	}
+	return __cpc_lwp.bound ? __cpc_lwp.owner : NULL;
 }
 
 int __cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 
 	for (;;) {
 		unsigned g = c->gen;
@@ -446,7 +394,7 @@ int __cpc_lwp_group_sample(uint64_t *vals, unsigned n, uint64_t *tsc)
 
 int __cpc_lwp_release(void)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 	int was_bound = c->bound;
 	c->member = 0;
 	release_all(c);
@@ -455,12 +403,12 @@ int __cpc_lwp_release(void)
 
 int __cpc_lwp_is_bound(void)
 {
-	return lwp.bound;
+	return __cpc_lwp.bound;
 }
 
 int __cpc_lwp_set_preset(unsigned index, uint64_t preset)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 	if (!c->bound || index >= c->set.nreqs)
 		return -EINVAL;
 	c->set.req[index].preset = preset;
@@ -486,7 +434,7 @@ static int resume(struct lwpctx *c, const uint64_t *presets, uint64_t ticks)
 
 int __cpc_lwp_restart(void)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 	uint64_t vals[CPC_MAX_REQS], ticks = c->stopped_tsc;
 	if (!c->bound)
 		return -EINVAL;
@@ -497,7 +445,7 @@ int __cpc_lwp_restart(void)
 
 int __cpc_lwp_enable(int on)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 	uint64_t vals[CPC_MAX_REQS], tsc;
 	int rc;
 
@@ -526,7 +474,7 @@ int __cpc_lwp_enable(int on)
 
 int __cpc_lwp_overflow(const siginfo_t *si)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 
 	/*
 	 * A notification (si_code > 0: only the kernel sends those) that
@@ -578,12 +526,12 @@ int __cpc_lwp_overflow(const siginfo_t *si)
 
 int __cpc_lwp_inherits(void)
 {
-	return lwp.bound && (lwp.bflags & CPC_BIND_LWP_INHERIT);
+	return __cpc_lwp.bound && (__cpc_lwp.bflags & CPC_BIND_LWP_INHERIT);
 }
 
 int __cpc_lwp_inheritance(struct cpc_inheritance *out)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 	if (!__cpc_lwp_inherits())
 		return 0;
 	out->set = c->set;
@@ -597,7 +545,7 @@ int __cpc_lwp_inheritance(struct cpc_inheritance *out)
 
 void __cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc)
 {
-	struct lwpctx *c = &lwp;
+	struct lwpctx *c = &__cpc_lwp;
 	struct cpc_reqset set = in->set;
 	unsigned bflags = CPC_BIND_LWP_INHERIT;
 	int emt = 0, bad;

@@ -11,9 +11,15 @@
 #ifndef LIBCPC_LWPCTX_H
 #define LIBCPC_LWPCTX_H
 
+#include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "backend.h"
+#include "cpuinfo.h"
+#include "perf_sample.h"
 #include "reqset.h"
 
 #define CPC_INHERIT_TAG_SIZE 64
@@ -59,13 +65,89 @@ int __cpc_lwp_probe(const char **why);
 const void *__cpc_lwp_owner(void);
 
 /*
+ * The context itself, and its sample, inline: cpc_set_sample and
+ * cpc_take_sample read the counters from their own frame (the perf
+ * backend's read inline too, perf_sample.h; other backends through their
+ * table).  Every call level between the interface and the read system
+ * call costs a return the processor cannot predict after the system call
+ * (the kernel leaves the return-address predictor full of its own
+ * addresses), several nanoseconds each (BENCHMARKS.md).
+ */
+struct lwpctx {
+	/* Bumped around every change of the binding, so that a sample
+	 * interrupted by a handler that rebinds notices and retries. */
+	volatile unsigned gen;
+	int bound;		/* a binding exists (maybe stopped) */
+	int counting;		/* the backend holds counters (priv valid) */
+	int perf_direct;	/* be is perf: its sample is called inline */
+	volatile int frozen;	/* stopped by an overflow, until rebind */
+	int registered;		/* thread-exit destructor armed */
+	unsigned bflags;
+	int member;		/* context inherited from another LWP */
+	int group_open;		/* owns an inheritance group's aggregate */
+	uint64_t group_key;	/* which events the aggregate counts */
+	const void *owner;
+	const struct cpc_backend *be;
+	const struct cpc_backend *group_be;
+	struct cpc_inherit inh;
+	struct cpc_reqset set;	/* as bound; presets for restart */
+	uint64_t stopped[CPC_MAX_REQS];	/* counts when stopped */
+	uint64_t stopped_tsc;
+	uint64_t tsc_carry;	/* ticks before the last restart/resume */
+	_Alignas(8) unsigned char priv[CPC_BACKEND_PRIV_SIZE];
+	/* The aggregate's backend state, mapped only while a group is open
+	 * (few LWPs own one): keeps this per-thread structure under 1 KiB. */
+	unsigned char *gpriv;
+};
+
+/* The calling LWP's context (lwpctx.c). */
+extern __thread struct lwpctx __cpc_lwp
+    __attribute__((tls_model("initial-exec")));
+
+/*
  * Samples the n counts of the calling LWP's binding and its on-CPU time
  * since bind, converted to TSC ticks.  0, -EINVAL (nothing bound, or
  * owner is not NULL and not the binding's owner tag) or -EAGAIN (context
- * lost).
+ * lost).  errno is untouched (the interfaces' callers rely on it: no save
+ * and restore of their own; perf's inline sample makes its system call
+ * itself).  Async-signal-safe.
  */
-int __cpc_lwp_sample(const void *owner, uint64_t *vals, unsigned n,
-    uint64_t *tsc);
+static inline __attribute__((always_inline)) int __cpc_lwp_sample(
+    const void *owner, uint64_t *vals, unsigned n, uint64_t *tsc)
+{
+	struct lwpctx *c = &__cpc_lwp;
+
+	for (;;) {
+		unsigned g = c->gen;
+		atomic_signal_fence(memory_order_seq_cst);
+		if (__builtin_expect((g & 1) || !c->bound ||
+			n > c->set.nreqs ||
+			(owner != NULL && c->owner != owner), 0))
+			return -EINVAL;	/* odd: only a handler sees this */
+		int rc = 0;
+		uint64_t ns = 0;
+		if (__builtin_expect(c->counting, 1)) {
+			/* perf's inline: no call level before its read() */
+			if (__builtin_expect(c->perf_direct, 1)) {
+				rc = __cpc_perf_sample(c->priv, vals, n, &ns);
+			} else {
+				int saved = errno;
+				rc = c->be->sample(c->priv, vals, n, &ns);
+				errno = saved;
+			}
+			ns = c->tsc_carry + __cpc_ns_to_tsc(ns);
+		} else {
+			memcpy(vals, c->stopped, n * sizeof(vals[0]));
+			ns = c->stopped_tsc;
+		}
+		atomic_signal_fence(memory_order_seq_cst);
+		if (__builtin_expect(c->gen != g, 0))
+			continue;
+		if (rc == 0 && tsc != NULL)
+			*tsc = ns;
+		return rc;
+	}
+}
 
 /*
  * Samples the aggregate of the inheritance group the calling LWP owns

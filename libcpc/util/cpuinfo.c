@@ -43,7 +43,7 @@ void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
 }
 
 static _Atomic uint64_t tsc_khz_cache;
-static _Atomic uint64_t ns_to_tsc_mult;	/* ticks per ns, 32.32 fixed point */
+_Atomic uint64_t __cpc_ns_to_tsc_mult;
 
 static uint64_t ns_now_raw(void)
 {
@@ -136,16 +136,16 @@ uint64_t __cpc_tsc_khz(void)
 	khz = tsc_rate_from_perf(&mult32);
 	if (khz == 0)
 		khz = tsc_rate_measured(&mult32);
-	atomic_store_explicit(&ns_to_tsc_mult, mult32, memory_order_relaxed);
+	atomic_store_explicit(&__cpc_ns_to_tsc_mult, mult32,
+	    memory_order_relaxed);
 	atomic_store_explicit(&tsc_khz_cache, khz, memory_order_release);
 	return khz;
 }
 
-uint64_t __cpc_ns_to_tsc(uint64_t ns)
+uint64_t __cpc_ns_to_tsc_first(uint64_t ns)
 {
-	if (atomic_load_explicit(&tsc_khz_cache, memory_order_acquire) == 0)
-		(void)__cpc_tsc_khz();
-	uint64_t mult = atomic_load_explicit(&ns_to_tsc_mult,
+	(void)__cpc_tsc_khz();
+	uint64_t mult = atomic_load_explicit(&__cpc_ns_to_tsc_mult,
 	    memory_order_relaxed);
 	return (uint64_t)(((unsigned __int128)ns * mult) >> 32);
 }

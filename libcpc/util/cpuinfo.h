@@ -2,6 +2,7 @@
 #ifndef LIBCPC_CPUINFO_H
 #define LIBCPC_CPUINFO_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -48,7 +49,24 @@ static inline uint64_t __cpc_hrtime(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* Nanoseconds to TSC ticks, without a division.  Async-signal-safe. */
-uint64_t __cpc_ns_to_tsc(uint64_t ns);
+/* TSC ticks per ns, 32.32 fixed point; 0 until __cpc_tsc_khz has run. */
+extern _Atomic uint64_t __cpc_ns_to_tsc_mult;
+
+/* __cpc_ns_to_tsc before the rate is known: measures it first. */
+uint64_t __cpc_ns_to_tsc_first(uint64_t ns);
+
+/*
+ * Nanoseconds to TSC ticks, without a division.  Inline: the sample paths
+ * call it (every binding has measured the rate already).
+ * Async-signal-safe.
+ */
+static inline uint64_t __cpc_ns_to_tsc(uint64_t ns)
+{
+	uint64_t mult = atomic_load_explicit(&__cpc_ns_to_tsc_mult,
+	    memory_order_relaxed);
+	if (__builtin_expect(mult == 0, 0))
+		return __cpc_ns_to_tsc_first(ns);
+	return (uint64_t)(((unsigned __int128)ns * mult) >> 32);
+}
 
 #endif

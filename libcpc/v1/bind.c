@@ -268,7 +268,8 @@ int cpc_bind_event(cpc_event_t *event, int flags)
 }
 
 /* Samples the binding: counts, ticks (with the rebind base) and time. */
-static int sample_v1(cpc_event_t *out)
+/* Inline: cpc_take_sample calls the backend from its own frame (lwpctx.h). */
+static inline __attribute__((always_inline)) int sample_v1(cpc_event_t *out)
 {
 	uint64_t vals[2], tsc = 0;
 
@@ -287,15 +288,12 @@ static int sample_v1(cpc_event_t *out)
 	return 0;
 }
 
+/* errno stays as it was when it succeeds: the LWP's sample leaves it alone. */
 int cpc_take_sample(cpc_event_t *event)
 {
-	int saved = errno;
 	if (event == NULL)
 		return __cpc_fail(EINVAL);
-	int rc = sample_v1(event);
-	if (rc == 0)
-		errno = saved;
-	return rc;
+	return sample_v1(event);
 }
 
 int cpc_take_group_sample(cpc_event_t *event)

@@ -120,25 +120,37 @@ void v2_unbind_set(cpc_set_t *set)
 	set->state = V2_UNBOUND;
 }
 
-/* Samples a bound set: 0 or -errno.  Async-signal-safe for an LWP's. */
+/*
+ * Samples a bound set: 0 or -errno; errno untouched.  Async-signal-safe
+ * for an LWP's.
+ */
 static int sample_set(cpc_set_t *set, cpc_buf_t *buf)
 {
 	unsigned n = (unsigned)buf->nvals;
 	uint64_t tick = 0;
 	int rc;
 
-	switch (set->state) {
-	case V2_BOUND_LWP:
+	/*
+	 * The LWP's first: the path every sampling thread takes.  It leaves
+	 * errno alone when it succeeds (lwpctx.h); the others may not.
+	 */
+	if (__builtin_expect(set->state == V2_BOUND_LWP, 1)) {
 		rc = __cpc_lwp_sample(set, buf->vals, n, &tick);
-		break;
-	case V2_BOUND_CPU:
-		rc = __cpc_cpu_sample(set->bound_cpu, buf->vals, n, &tick);
-		break;
-	case V2_BOUND_PCTX:
-		rc = __cpc_pctx_read(set->bound_pctx, buf->vals, n, &tick);
-		break;
-	default:
-		return -EINVAL;
+	} else {
+		int saved = errno;
+		switch (set->state) {
+		case V2_BOUND_CPU:
+			rc = __cpc_cpu_sample(set->bound_cpu, buf->vals, n,
+			    &tick);
+			break;
+		case V2_BOUND_PCTX:
+			rc = __cpc_pctx_read(set->bound_pctx, buf->vals, n,
+			    &tick);
+			break;
+		default:
+			return -EINVAL;
+		}
+		errno = saved;
 	}
 	if (rc != 0)
 		return rc;
@@ -157,17 +169,15 @@ int cpc_unbind(cpc_t *cpc, cpc_set_t *set)
 	return 0;
 }
 
+/* errno stays as it was when it succeeds: sample_set leaves it alone. */
 int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf)
 {
-	int saved = errno;
-
 	(void)cpc;
 	if (set == NULL || buf == NULL || buf->nvals != set->nreqs)
 		return __cpc_fail(EINVAL);
 	int rc = sample_set(set, buf);
 	if (rc != 0)
 		return __cpc_fail(-rc);
-	errno = saved;
 	return 0;
 }
 

@@ -29,24 +29,15 @@ cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set)
 
 int cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf)
 {
-	sigset_t saved;
-	int found = 0;
+	int rc;
+
 	if (cpc == NULL || buf == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	v2_lock(cpc, &saved);
-	for (cpc_buf_t **p = &cpc->bufs; *p != NULL; p = &(*p)->next)
-		if (*p == buf) {
-			*p = buf->next;
-			found = 1;
-			break;
-		}
-	v2_unlock(cpc, &saved);
-	if (!found) {
-		errno = EINVAL;
+	V2_UNLINK(cpc, cpc_buf_t, cpc->bufs, buf, rc);
+	if (rc != 0)
 		return -1;
-	}
 	free(buf);
 	return 0;
 }

@@ -41,25 +41,15 @@ static void free_req(struct v2_req *r)
 
 int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set)
 {
-	sigset_t saved;
-	int found = 0;
+	int rc;
 
 	if (cpc == NULL || set == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	v2_lock(cpc, &saved);
-	for (cpc_set_t **p = &cpc->sets; *p != NULL; p = &(*p)->next)
-		if (*p == set) {
-			*p = set->next;
-			found = 1;
-			break;
-		}
-	v2_unlock(cpc, &saved);
-	if (!found) {
-		errno = EINVAL;
+	V2_UNLINK(cpc, cpc_set_t, cpc->sets, set, rc);
+	if (rc != 0)
 		return -1;
-	}
 	v2_unbind_set(set);
 	while (set->reqs != NULL) {
 		struct v2_req *r = set->reqs;

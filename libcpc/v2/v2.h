@@ -65,6 +65,28 @@ void v2_lock(cpc_t *cpc, sigset_t *saved);
 void v2_unlock(cpc_t *cpc, const sigset_t *saved);
 
 /*
+ * Takes node (a TYPE *) out of the handle's list head (cpc->sets or
+ * cpc->bufs, linked through ->next) under the handle's lock.  rc becomes
+ * 0, or -1 with errno EINVAL when node is not on the list.
+ */
+#define V2_UNLINK(cpc, TYPE, head, node, rc)                                   \
+	do {                                                                   \
+		sigset_t v2_saved_;                                            \
+		(rc) = -1;                                                     \
+		v2_lock((cpc), &v2_saved_);                                    \
+		for (TYPE **v2_p_ = &(head); *v2_p_ != NULL;                   \
+		     v2_p_ = &(*v2_p_)->next)                                  \
+			if (*v2_p_ == (node)) {                                \
+				*v2_p_ = (node)->next;                         \
+				(rc) = 0;                                      \
+				break;                                         \
+			}                                                      \
+		v2_unlock((cpc), &v2_saved_);                                  \
+		if ((rc) != 0)                                                 \
+			errno = EINVAL;                                        \
+	} while (0)
+
+/*
  * Processor bindings (cpubind.c).  v2_cpu_claim records set's binding of
  * processor cpu by the calling LWP and pins it there: 0, -EAGAIN if
  * another set of the process has the processor, or -errno.

@@ -158,10 +158,11 @@ START_TEST(aggregate_is_the_sum)
 	}
 	/*
 	 * The aggregate also counts each thread's start and exit around its
-	 * own context (much of it under emulation): at least the sum, and
-	 * not wildly more.
+	 * own context (much of it under emulation, more under load): at
+	 * least the sum, and less than twice it (each thread's counts
+	 * folded in twice).
 	 */
-	ck_assert_msg(group.ce_pic[0] >= sum0 * 0.95 && group.ce_pic[0] <= sum0 * 1.5,
+	ck_assert_msg(group.ce_pic[0] >= sum0 * 0.95 && group.ce_pic[0] < sum0 * 1.9,
 	    "aggregate task-clock %llu, sum %llu",
 	    (unsigned long long)group.ce_pic[0], (unsigned long long)sum0);
 	ck_assert_msg(group.ce_pic[1] >= sum1 && group.ce_pic[1] <= sum1 + 300,

@@ -258,19 +258,23 @@ START_TEST(counts_of_a_known_workload)
 	/* Counting starts from the presets. */
 	preset_ns = 1ULL << 50;
 	preset_faults = 1ULL << 40;
+	uint64_t wall0 = wall_ns();
 	pctx_t *pctx = run_target(steps, 50);
+	uint64_t wall = wall_ns() - wall0;
 	ck_assert_str_eq(log_, "init 0;fini 0;exit 0;");
 	ck_assert_int_eq(exit_status, 3);
 	ck_assert_int_eq(nlwps, 1);
 	/*
-	 * 200 ms of CPU time (the target spins on its own CPU clock, so load
-	 * on the machine does not stretch it), plus the loader's start-up
-	 * and the page touching: a few ms natively, tens of ms in an
-	 * emulated guest (make check-kmod), so at most 100 ms more.
+	 * At least the 200 ms of CPU time the target spins (on its own CPU
+	 * clock, so load on the machine does not shorten it), and no more
+	 * than the wall time its run took: one thread cannot run longer than
+	 * that.  (What start-up and page touching add is no bound: tens of
+	 * ms natively, 150 ms were seen in an emulated guest under load.)
 	 */
 	uint64_t ns = lwps[0].ns - preset_ns;
-	ck_assert_msg(ns >= 195000000u && ns < 300000000u,
-	    "task-clock %llu ns for 200 ms of CPU", (unsigned long long)ns);
+	ck_assert_msg(ns >= 195000000u && ns <= wall,
+	    "task-clock %llu ns for 200 ms of CPU in %llu ms of wall time",
+	    (unsigned long long)ns, (unsigned long long)(wall / 1000000));
 	/*
 	 * 5000 fresh pages, plus the start-up's faults: a few hundred, over
 	 * a thousand with AddressSanitizer's shadow memory (make
@@ -311,8 +315,13 @@ START_TEST(threads_are_followed)
 		ck_assert_uint_ge(lwps[i].ns, 95000000u);
 		ck_assert_uint_lt(lwps[i].ns, 1000000000u);
 	}
+	/*
+	 * The main thread spins 20 ms and starts the program: not the
+	 * threads' 200 ms (start-up is no bound: in an emulated guest under
+	 * load a thread's CPU time is host wall time, which stalls inflate).
+	 */
 	ck_assert_uint_ge(lwps[0].ns, 15000000u);
-	ck_assert_uint_lt(lwps[0].ns, 95000000u);
+	ck_assert_uint_lt(lwps[0].ns, 195000000u);
 	ck_assert_int_eq(exit_status, 0);
 	pctx_release(pctx);
 }
@@ -328,8 +337,8 @@ START_TEST(fork_not_followed)
 	ck_assert_int_eq(lwps[0].lwpid, 1);
 	ck_assert_int_gt(fork_child, 0);
 	ck_assert_int_ne(fork_child, fork_ppid);
-	/* The child's 100 ms are not the parent's. */
-	ck_assert_uint_lt(lwps[0].ns, 95000000u);
+	/* The child's 100 ms are not in the parent's 30 ms and start-up. */
+	ck_assert_uint_lt(lwps[0].ns, 125000000u);
 	pctx_release(pctx);
 }
 END_TEST
@@ -366,10 +375,10 @@ START_TEST(exec_is_followed)
 	want[n] = '\0';
 	ck_assert_str_eq(exec_args, want);
 	ck_assert_int_eq(exit_status, 4);
-	/* The new image counts from zero: 100 ms, not 300 (emulated
-	 * machines add their own overhead to the 100). */
+	/* The new image counts from zero: 100 ms and its start-up, not the
+	 * old image's 200 ms too. */
 	ck_assert_uint_ge(lwps[0].ns, 95000000u);
-	ck_assert_uint_lt(lwps[0].ns, 200000000u);
+	ck_assert_uint_lt(lwps[0].ns, 295000000u);
 	pctx_release(pctx);
 }
 END_TEST
@@ -784,14 +793,15 @@ static int v1_fini(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	ck_assert_int_eq(cpc_pctx_take_sample(pctx, lwpid, &ev), 0);
 	/*
 	 * From the presets: 150 ms of CPU time in pic0 (the target spins on
-	 * its own CPU clock; start-up adds a few ms, tens in an emulated
-	 * guest: at most 100 ms), 3000 pages' faults in pic1 (start-up adds
+	 * its own CPU clock; start-up and faults add a few ms, tens in an
+	 * emulated guest, more under load: at most 150 ms), 3000 pages'
+	 * faults in pic1 (start-up adds
 	 * a few hundred, over a thousand with AddressSanitizer: fewer than
 	 * 5000).
 	 */
 	uint64_t ns = ev.ce_pic[0] - v1_event.ce_pic[0];
 	uint64_t faults = ev.ce_pic[1] - v1_event.ce_pic[1];
-	ck_assert_msg(ns >= 145000000u && ns < 250000000u,
+	ck_assert_msg(ns >= 145000000u && ns < 300000000u,
 	    "pic0: %llu ns of task-clock for 150 ms", (unsigned long long)ns);
 	ck_assert_msg(faults >= 3000 && faults < 8000,
 	    "pic1: %llu faults for 3000 pages", (unsigned long long)faults);

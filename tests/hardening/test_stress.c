@@ -59,7 +59,10 @@ static uint64_t timer_period(void)
  * it (here about one per ms: delivery, sample and rebind cost most of a
  * turn; CPU time, so load beside the test does not change it); with the
  * kernel module, which notices clock overflows at scheduler ticks in an
- * emulated guest, one per 50 ms.
+ * emulated guest, one per 250 ms: there a tick signals only when it falls
+ * in the user-mode part of a turn, after the new counters are armed, and
+ * the emulated kernel's share of each turn varies (one per 98 ms was
+ * seen, 10 in 981 ms, where one per 50 ms had been assumed).
  */
 static void check_signal_count(int signals, uint64_t period, int turns,
     uint64_t cpu_ns)
@@ -71,7 +74,7 @@ static void check_signal_count(int signals, uint64_t period, int turns,
 	} else {
 		const char *be = getenv("LIBCPC_BACKEND");
 		int kmod = be != NULL && strcmp(be, "kmod") == 0;
-		lo = cpu_ns / (kmod ? 50000000 : 10000000);
+		lo = cpu_ns / (kmod ? 250000000 : 10000000);
 		hi = cpu_ns / period + (uint64_t)turns + 10;
 	}
 	ck_assert_msg((uint64_t)signals >= lo && (uint64_t)signals <= hi,

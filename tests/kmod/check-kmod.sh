@@ -277,6 +277,8 @@ if [ -f "$top_srcdir/tests/example.sh" ]; then
 		n_ex=$((n_ex + 1))
 	done
 	if [ "$n_ex" -gt 0 ]; then
+		kmod_real_program "$top_builddir/tests/nothp"
+		mk+=(--add "$kmod_prog" /vmrun/bt/tests/nothp)
 		mk+=(--file "$top_srcdir/tests/example.sh")
 		run example.root b root top_builddir=/vmrun/bt \
 			/bin/sh "$top_srcdir/tests/example.sh"
