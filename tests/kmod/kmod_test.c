@@ -1640,6 +1640,8 @@ static int child_fork(void *arg)
 {
 	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
 	struct cpc_ksample s;
+	uint64_t t0, t1;
+	int err;
 
 	(void)arg;
 	/* The child's thread is not bound: nothing is inherited. */
@@ -1647,9 +1649,20 @@ static int child_fork(void *arg)
 		return 1;
 	if (bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r) != 0)
 		return 2;
+	t0 = thread_cpu_ns();
 	spin_ms(5);
-	if (sample(fd, CPC_KIOC_SAMPLE, 0, &s) != 0 || s.vals[0] < 1000000)
-		return 3;
+	t1 = thread_cpu_ns();
+	err = sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	if (err != 0 || s.vals[0] < 1000000) {
+		/* Say which, for a failure seen once and not reproduced. */
+		printf("# child_fork: sample err %d, task-clock %llu ns, "
+		       "on-CPU %llu ns, thread CPU time %llu ns\n", err,
+		       (unsigned long long)s.vals[0],
+		       (unsigned long long)s.ontime_ns,
+		       (unsigned long long)(t1 - t0));
+		fflush(stdout);
+		return err ? 3 : 4;
+	}
 	return 0;		/* exits bound: the parent's file reaps it */
 }
 
