@@ -380,18 +380,17 @@ void cpc_read_stats(u64 *self, u64 *self_time, u64 *stopped)
  *
  * Counters that are inherited (group aggregates) never: their children
  * count too.  ->child_count stays 0 for the others.  @enabled, if not
- * NULL, receives the enabled time (see CPC_READ_QUICK_TIME).  Returns
- * false, reading nothing, when perf must be asked.
+ * NULL, receives the enabled time (see CPC_READ_QUICK_TIME).  Called with
+ * interrupts off (once for all the counters of a set).  Returns false,
+ * reading nothing, when perf must be asked.
  */
 static bool cpc_read_quick(struct perf_event *ev, bool self, u64 *count,
 			   u64 *enabled)
 {
 	enum perf_event_state state;
-	unsigned long flags;
-	bool ok = false;
 
-	if (!READ_ONCE(cpc_quick_reads) || ev->attr.inherit ||
-	    (enabled && !CPC_READ_QUICK_TIME))
+	lockdep_assert_irqs_disabled();
+	if (ev->attr.inherit || (enabled && !CPC_READ_QUICK_TIME))
 		return false;
 	state = READ_ONCE(ev->state);
 	if (state <= PERF_EVENT_STATE_OFF) {
@@ -400,30 +399,23 @@ static bool cpc_read_quick(struct perf_event *ev, bool self, u64 *count,
 		if (enabled)
 			*enabled = ev->total_time_enabled +
 				atomic64_read(&ev->child_total_time_enabled);
-		this_cpu_inc(cpc_stopped_reads);
+		__this_cpu_inc(cpc_stopped_reads);
 		return true;
 	}
-	if (!self)
+	if (!self || state != PERF_EVENT_STATE_ACTIVE ||
+	    READ_ONCE(ev->oncpu) != smp_processor_id())
 		return false;
-	local_irq_save(flags);
-	if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE &&
-	    READ_ONCE(ev->oncpu) == smp_processor_id()) {
-		ev->pmu->read(ev);
-		*count = local64_read(&ev->count) +
-			 atomic64_read(&ev->child_count);
-		if (enabled) {
-			struct perf_event_context *pctx = ev->ctx;
-			u64 now = pctx->time + (local_clock() -
-						pctx->timestamp);
+	ev->pmu->read(ev);
+	*count = local64_read(&ev->count) + atomic64_read(&ev->child_count);
+	if (enabled) {
+		struct perf_event_context *pctx = ev->ctx;
+		u64 now = pctx->time + (local_clock() - pctx->timestamp);
 
-			*enabled = ev->total_time_enabled + (now - ev->tstamp);
-			__this_cpu_inc(cpc_self_time_reads);
-		}
-		__this_cpu_inc(cpc_self_reads);
-		ok = true;
+		*enabled = ev->total_time_enabled + (now - ev->tstamp);
+		__this_cpu_inc(cpc_self_time_reads);
 	}
-	local_irq_restore(flags);
-	return ok;
+	__this_cpu_inc(cpc_self_reads);
+	return true;
 }
 
 /*
@@ -433,35 +425,48 @@ static bool cpc_read_quick(struct perf_event *ev, bool self, u64 *count,
  * scheduled (more hardware events than the PMU has counters).
  *
  * Counters are read with cpc_read_quick() where it can (the first one
- * with its time), the others through perf_event_read_value().
+ * with its time), all at once with interrupts off, then the others
+ * through perf_event_read_value().
  */
 static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
 {
 	bool self = set->task == current;
-	bool have_time = false;
-	unsigned int i;
+	u64 raw[CPC_KMOD_MAX_REQS], enabled = 0, en, running;
+	unsigned long done = 0, flags;
+	unsigned int i, first = CPC_KMOD_MAX_REQS;
 	int err = 0;
 
-	*ontime = 0;
+	for (i = 0; i < set->nreqs && first == CPC_KMOD_MAX_REQS; i++)
+		if (set->ev[i])
+			first = i;
+	if (READ_ONCE(cpc_quick_reads)) {
+		local_irq_save(flags);
+		for (i = 0; i < set->nreqs; i++)
+			if (set->ev[i] &&
+			    cpc_read_quick(set->ev[i], self, &raw[i],
+					   i == first ? &enabled : NULL))
+				__set_bit(i, &done);
+		local_irq_restore(flags);
+	}
 	for (i = 0; i < set->nreqs; i++) {
 		struct perf_event *ev = set->ev[i];
-		u64 enabled = 0, running = 0, raw;
 
 		if (!ev) {
 			vals[i] = set->preset[i];
 			continue;
 		}
-		if (!cpc_read_quick(ev, self, &raw,
-				    have_time ? NULL : &enabled))
-			raw = perf_event_read_value(ev, &enabled, &running);
-		vals[i] = set->preset[i] + raw - set->base[i];
-		if (!have_time) {
-			*ontime = enabled - set->time_base;
-			have_time = true;
+		if (!test_bit(i, &done)) {
+			en = 0;
+			raw[i] = perf_event_read_value(ev, &en, &running);
+			if (i == first)
+				enabled = en;
 		}
+		vals[i] = set->preset[i] + raw[i] - set->base[i];
 		if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR)
 			err = -EIO;
 	}
+	/* The first counter's enabled time; 0 if no request counts. */
+	*ontime = first < CPC_KMOD_MAX_REQS ? enabled - set->time_base : 0;
 	return err;
 }
 
