@@ -364,19 +364,20 @@ void cpc_read_stats(u64 *self, u64 *self_time, u64 *stopped)
 }
 
 /*
- * Reads a counter without perf_event_read_value(), which takes the
- * context mutex and the child mutex and calls a function on the
- * counter's processor, where that gives the same count and time:
+ * Reads a counter of the calling thread (@self) without
+ * perf_event_read_value(), which takes the context mutex and the child
+ * mutex and calls a function on the counter's processor, where that gives
+ * the same count and time.  Whatever changes the state of the thread's
+ * counters runs in the thread itself (exit, exec, this module's disable
+ * and enable under the file lock that the caller holds) or in an
+ * interrupt on the thread's processor (perf's cross-processor calls,
+ * context switches), and interrupts are off here:
  *
- * - A counter of the calling thread (@self) active on this processor,
- *   the way perf_event_read_local() does (which modules cannot call: it
- *   is not exported): with interrupts off, nothing can take the counter
- *   off this processor (its context switches out only here, and perf's
- *   cross-processor calls are interrupts), so the PMU's read() brings
- *   ->count up to date.
- * - A stopped counter (disabled by this module, under the file lock that
- *   the caller holds, or in error): its count and enabled time no longer
- *   change (only this module enables it again, under that lock).
+ * - A counter active on this processor is read the way
+ *   perf_event_read_local() does (which modules cannot call: it is not
+ *   exported): the PMU's read() brings ->count up to date.
+ * - A stopped counter (disabled, or in error) is read from its final
+ *   count and enabled time.
  *
  * Counters that are inherited (group aggregates) never: their children
  * count too.  ->child_count stays 0 for the others.  @enabled, if not
@@ -390,7 +391,7 @@ static bool cpc_read_quick(struct perf_event *ev, bool self, u64 *count,
 	enum perf_event_state state;
 
 	lockdep_assert_irqs_disabled();
-	if (ev->attr.inherit || (enabled && !CPC_READ_QUICK_TIME))
+	if (!self || ev->attr.inherit || (enabled && !CPC_READ_QUICK_TIME))
 		return false;
 	state = READ_ONCE(ev->state);
 	if (state <= PERF_EVENT_STATE_OFF) {
@@ -402,7 +403,7 @@ static bool cpc_read_quick(struct perf_event *ev, bool self, u64 *count,
 		__this_cpu_inc(cpc_stopped_reads);
 		return true;
 	}
-	if (!self || state != PERF_EVENT_STATE_ACTIVE ||
+	if (state != PERF_EVENT_STATE_ACTIVE ||
 	    READ_ONCE(ev->oncpu) != smp_processor_id())
 		return false;
 	ev->pmu->read(ev);

@@ -126,7 +126,7 @@ MODULE_PARM_DESC(self_time_reads,
 		 "Of self_reads, those that computed the on-CPU time too (read-only)");
 module_param_cb(stopped_reads, &cpc_reads_ops, (void *)2, 0444);
 MODULE_PARM_DESC(stopped_reads,
-		 "Stopped counters read from their final values without perf's locks (read-only)");
+		 "Stopped counters a thread's own samples read from their final values (read-only)");
 module_param_named(quick_reads, cpc_quick_reads, bool, 0644);
 MODULE_PARM_DESC(quick_reads,
 		 "Read counters without perf's locks where that gives the same values (default Y; N: always through perf)");
