@@ -1,0 +1,193 @@
+/*
+ * Running contexts: pctx_run's loop over the whole family, the ticks,
+ * release and termination.
+ */
+#include "pctx_impl.h"
+
+/* ------------------------------------------------------------ running */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int active(const pctx_t *p)
+{
+	return p->state == PS_LIVE || p->state == PS_NEW;
+}
+
+/*
+ * Handles one pending wait status of the family, if any: 1 if one was
+ * handled, 0 if none was pending.
+ */
+static int handle_one(struct family *fam)
+{
+	for (pctx_t *p = fam->procs; p != NULL; p = p->next) {
+		if (!active(p))
+			continue;
+		for (struct lwp *l = p->lwps; l != NULL; l = l->next) {
+			int st;
+			if (l->dead)
+				continue;
+			pid_t r = waitpid(l->tid, &st, WNOHANG | __WALL);
+			if (r == l->tid) {
+				__pctx_handle_status(p, l, st);
+				return 1;
+			}
+			if (r < 0 && errno == ECHILD) {
+				/* Gone without a report (an exec's old id). */
+				l->dead = 1;
+				if (l->tid == p->pid)
+					__pctx_on_process_exit(p, 0);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void tick_all(struct family *fam)
+{
+	for (pctx_t *p = fam->procs; p != NULL; p = p->next) {
+		if (p->state != PS_LIVE)
+			continue;
+		for (struct lwp *l = p->lwps; l != NULL; l = l->next) {
+			if (l->dead || l->is_new || !l->inited || l->finished)
+				continue;
+			if (fam->tick(p, p->pid, l->lwpid, p->arg) != 0) {
+				__pctx_stop_tracking(p);
+				break;
+			}
+			if (fam->terminate)
+				return;
+		}
+	}
+}
+
+static int any_active(struct family *fam)
+{
+	for (pctx_t *p = fam->procs; p != NULL; p = p->next)
+		if (active(p))
+			return 1;
+	return 0;
+}
+
+/*
+ * Releases p and the contexts after it, newest first: a vfork parent
+ * cannot stop before its child is let go.
+ */
+static void release_from(pctx_t *p)
+{
+	if (p == NULL)
+		return;
+	release_from(p->next);
+	if (p->unrun)
+		__pctx_kill_unrun(p);
+	else
+		__pctx_stop_tracking(p);
+}
+
+static void stop_all(struct family *fam)
+{
+	release_from(fam->procs);
+}
+
+int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
+    int (*tick)(pctx_t *, pid_t, __id_t, void *))
+{
+	sigset_t chld, old;
+	uint_t samples = 0;
+	int rc = 0;
+
+	if (pctx == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct family *fam = pctx->fam;
+	if (fam->running) {
+		__pctx_report(pctx->errfn, "run", "already running\n");
+		errno = EBUSY;
+		return -1;
+	}
+	fam->running = 1;
+	fam->tick = tick;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, &old);
+
+	/* The LWPs known before the run start counting now. */
+	for (pctx_t *p = fam->procs; p != NULL; p = p->next) {
+		if (p->state != PS_LIVE)
+			continue;
+		p->unrun = 0;
+		for (struct lwp *l = p->lwps; l != NULL; l = l->next)
+			if (!l->dead && !l->is_new && !l->inited &&
+			    p->state == PS_LIVE && __pctx_call_init(p, l) != 0)
+				__pctx_stop_tracking(p);
+		if (p->state == PS_LIVE)
+			for (struct lwp *l = p->lwps; l != NULL; l = l->next)
+				__pctx_resume(l, 0);
+	}
+
+	int64_t next_tick = now_ms() + msec;
+	while (!fam->terminate && any_active(fam)) {
+		if (handle_one(fam))
+			continue;
+		int64_t now = now_ms(), wait = MAX_WAIT_MS;
+		if (msec > 0) {
+			if (now >= next_tick) {
+				if (tick != NULL)
+					tick_all(fam);
+				samples++;
+				if (nsamples > 0 && samples >= nsamples)
+					break;
+				next_tick += msec;
+				if (next_tick <= now)	/* late: skip ahead */
+					next_tick = now + msec;
+				continue;
+			}
+			if (next_tick - now < wait)
+				wait = next_tick - now;
+		}
+		struct timespec ts = { wait / 1000, (wait % 1000) * 1000000 };
+		if (sigtimedwait(&chld, NULL, &ts) < 0 && errno != EAGAIN &&
+		    errno != EINTR) {
+			int e = errno;
+			__pctx_report(pctx->errfn, "run", "cannot wait: %s\n",
+			    strerror(e));
+			rc = -1;
+			stop_all(fam);
+			errno = e;
+			break;
+		}
+	}
+	stop_all(fam);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	fam->running = 0;
+	return rc;
+}
+
+void pctx_release(pctx_t *pctx)
+{
+	if (pctx == NULL)
+		return;
+	struct family *fam = pctx->fam;
+	if (pctx != fam->root || fam->running) {
+		/* Only that process; the memory goes with the family. */
+		if (pctx->unrun)
+			__pctx_kill_unrun(pctx);
+		else
+			__pctx_stop_tracking(pctx);
+		return;
+	}
+	release_from(fam->procs);
+	__pctx_free_family(fam);
+}
+
+void pctx_terminate(pctx_t *pctx)
+{
+	if (pctx != NULL)
+		pctx->fam->terminate = 1;
+}
