@@ -160,6 +160,22 @@ void __pctx_kill_unrun(pctx_t *p)
 
 /* ------------------------------------------------------------ events */
 
+/*
+ * The end of a new LWP's first stop or of an exec: init_lwp for l (if the
+ * context is still followed), then l runs on with sig; a failing
+ * init_lwp releases the context.
+ */
+static void init_and_resume(pctx_t *p, struct lwp *l, int sig)
+{
+	if (p->state != PS_LIVE)
+		return;
+	if (__pctx_call_init(p, l) != 0) {
+		__pctx_stop_tracking(p);
+		return;
+	}
+	__pctx_resume(l, sig);
+}
+
 /* The first stop of an auto-attached thread or child. */
 static void first_stop(pctx_t *p, struct lwp *l, int sig)
 {
@@ -182,13 +198,7 @@ static void first_stop(pctx_t *p, struct lwp *l, int sig)
 		__pctx_stop_tracking(p);
 		return;
 	}
-	if (p->state != PS_LIVE)
-		return;
-	if (__pctx_call_init(p, l) != 0) {
-		__pctx_stop_tracking(p);
-		return;
-	}
-	__pctx_resume(l, sig);
+	init_and_resume(p, l, sig);
 }
 
 /* A thread the process created (or a clone that is a new process). */
@@ -245,13 +255,7 @@ static void on_exec(pctx_t *p, struct lwp *l)
 		__pctx_stop_tracking(p);
 		return;
 	}
-	if (p->state != PS_LIVE)
-		return;
-	if (__pctx_call_init(p, l) != 0) {
-		__pctx_stop_tracking(p);
-		return;
-	}
-	__pctx_resume(l, 0);
+	init_and_resume(p, l, 0);
 }
 
 /*

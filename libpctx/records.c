@@ -109,24 +109,33 @@ void __pctx_free_family(struct family *fam)
 
 /* ------------------------------------------------------------ libcpc */
 
-pid_t __pctx_lwp_pid(pctx_t *pctx, __id_t lwpid)
+/* The live LWP of a live context with Solaris LWP id lwpid, or NULL. */
+static const struct lwp *live_lwp(const pctx_t *pctx, __id_t lwpid)
 {
 	if (pctx != NULL && (pctx->state == PS_LIVE || pctx->state == PS_NEW))
-		for (struct lwp *l = pctx->lwps; l != NULL; l = l->next)
+		for (const struct lwp *l = pctx->lwps; l != NULL; l = l->next)
 			if (l->lwpid == lwpid && !l->dead)
-				return pctx->pid;
-	errno = ESRCH;
-	return -1;
+				return l;
+	return NULL;
+}
+
+pid_t __pctx_lwp_pid(pctx_t *pctx, __id_t lwpid)
+{
+	if (live_lwp(pctx, lwpid) == NULL) {
+		errno = ESRCH;
+		return -1;
+	}
+	return pctx->pid;
 }
 
 pid_t pctx_lwp_tid(pctx_t *pctx, __id_t lwpid)
 {
-	if (pctx != NULL && (pctx->state == PS_LIVE || pctx->state == PS_NEW))
-		for (struct lwp *l = pctx->lwps; l != NULL; l = l->next)
-			if (l->lwpid == lwpid && !l->dead)
-				return l->tid;
-	errno = ESRCH;
-	return -1;
+	const struct lwp *l = live_lwp(pctx, lwpid);
+	if (l == NULL) {
+		errno = ESRCH;
+		return -1;
+	}
+	return l->tid;
 }
 
 void __pctx_set_release_hook(void (*hook)(pctx_t *pctx))
