@@ -9,18 +9,28 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "libcpc.h"
 #include "backend.h"
 #include "backends.h"
 #include "cpc_kmod.h"
+#include "kpage.h"
+#include "cpuinfo.h"
 
 static int kmod_fd = -1;
 
 struct kmod_lwp {
 	unsigned nreqs;
 	pid_t tid;	/* always 0, the calling thread (backend.h) */
+	/*
+	 * The thread's state page, mapped at its first bind (a rebind in
+	 * place keeps it; a release ends it), or NULL; page_ok once a read
+	 * of it agreed with CPC_KIOC_SAMPLE (see check_page).
+	 */
+	const volatile struct cpc_kpage *page;
+	int page_ok;
 };
 
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -89,6 +99,71 @@ static int fill_bind(struct cpc_kbind *kb, const struct cpc_reqset *set,
 }
 
 static void target_ioctl(unsigned long cmd, pid_t tid);
+static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
+    unsigned n, uint64_t *ontime_ns);
+
+/* The state page's length: one page (the module refuses any other). */
+#define CPC_KPAGE_SIZE 4096
+
+/*
+ * Can the module's state page answer this set (see CPC_KPAGE_TIME)?
+ * Only if every request that counts asks for task-clock; others keep to
+ * the ioctl without the cost of mapping and checking the page.
+ */
+static int page_can_answer(const struct cpc_reqset *set)
+{
+	int counting = 0;
+
+	for (unsigned i = 0; i < set->nreqs; i++) {
+		const struct cpc_req *r = &set->req[i];
+		if (!(r->flags & (CPC_COUNT_USER | CPC_COUNT_SYSTEM)))
+			continue;
+		if (r->sel.type != PERF_TYPE_SOFTWARE ||
+		    r->sel.config != PERF_COUNT_SW_TASK_CLOCK)
+			return 0;
+		counting = 1;
+	}
+	return counting;
+}
+
+static void unmap_page(struct kmod_lwp *p)
+{
+	if (p->page != NULL)
+		(void)munmap((void *)p->page, CPC_KPAGE_SIZE);
+	p->page = NULL;
+	p->page_ok = 0;
+}
+
+/*
+ * After a bind of the calling thread: maps its state page if need be
+ * and lets samples use it if it can answer (a binding of task-clock
+ * only) and one read of it lies at or below CPC_KIOC_SAMPLE just after
+ * (by at most 1 ns of rounding) and not below it by more than the
+ * page's stated slack plus the time the two reads took.  Anything else
+ * leaves samples on the ioctl.
+ */
+static void check_page(struct kmod_lwp *p)
+{
+	uint64_t pv[CPC_KMOD_MAX_REQS], iv[CPC_KMOD_MAX_REQS], pt, it;
+
+	p->page_ok = 0;
+	if (p->page == NULL) {
+		void *m = mmap(NULL, CPC_KPAGE_SIZE, PROT_READ, MAP_SHARED,
+		    kmod_fd, 0);
+		if (m == MAP_FAILED)
+			return;
+		p->page = m;
+	}
+	if (__cpc_kpage_read(p->page, __cpc_rdtsc, pv, p->nreqs, &pt) != 0 ||
+	    sample_ioctl(CPC_KIOC_SAMPLE, 0, iv, p->nreqs, &it) != 0)
+		return;
+	for (unsigned i = 0; i < p->nreqs; i++)
+		if (pv[i] > iv[i] + 1)
+			return;
+	if (pt > it + 1)
+		return;
+	p->page_ok = 1;
+}
 
 /* Which request the module refused: each alone, on an error path only.
  * A request that binds is released again: no binding is left behind. */
@@ -135,6 +210,10 @@ static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
 	}
 	p->nreqs = set->nreqs;
 	p->tid = tid;
+	if (tid == 0 && page_can_answer(set))
+		check_page(p);
+	else
+		p->page_ok = 0;
 	return 0;
 }
 
@@ -176,7 +255,11 @@ static int kmod_rearm(void *priv, const struct cpc_reqset *set)
 			return -EAGAIN;
 	if (fill_bind(&kb, set, 0, &bad) != 0)
 		return -EAGAIN;
-	return ioctl(kmod_fd, CPC_KIOC_BIND, &kb) == 0 ? 0 : -EAGAIN;
+	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0)
+		return -EAGAIN;
+	if (p->page != NULL && page_can_answer(set))
+		check_page(p);
+	return 0;
 }
 
 static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
@@ -201,6 +284,9 @@ static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
 	struct kmod_lwp *p = priv;
+	if (p->page_ok &&
+	    __cpc_kpage_read(p->page, __cpc_rdtsc, vals, n, ontime_ns) == 0)
+		return 0;
 	return sample_ioctl(CPC_KIOC_SAMPLE, p->tid, vals, n, ontime_ns);
 }
 
@@ -218,6 +304,8 @@ static void kmod_release(void *priv)
 	struct kmod_lwp *p = priv;
 	p->nreqs = 0;
 	target_ioctl(CPC_KIOC_RELE, p->tid);
+	/* The module gives the next binding a new page. */
+	unmap_page(p);
 }
 
 /* 1 if an overflow froze the binding (the module tells at sample). */
