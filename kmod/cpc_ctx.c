@@ -601,10 +601,9 @@ void cpc_page_stats(u64 *sched_ins, u64 *early)
 static bool cpc_page_fill_time(struct cpc_kpage *kp, struct cpc_set *set,
 			       bool sched_in)
 {
-	u64 t0, t1, clock, ontime = 0;
-	unsigned int i;
+	u64 vals[CPC_KMOD_MAX_REQS], t0, t1, clock, ontime = 0;
+	unsigned int i, first = CPC_KMOD_MAX_REQS;
 	u32 mult, shift, mask = 0;
-	bool first = true;
 
 	lockdep_assert_irqs_disabled();
 	if (!set || !set->sched_ev || !READ_ONCE(set->page_time) ||
@@ -617,31 +616,33 @@ static bool cpc_page_fill_time(struct cpc_kpage *kp, struct cpc_set *set,
 	t1 = rdtsc_ordered();
 	for (i = 0; i < set->nreqs; i++) {
 		struct perf_event *ev = set->ev[i];
-		u64 count, enabled;
+		struct perf_event_context *pctx;
+		u64 count, enabled, now;
 
 		if (!ev) {
-			WRITE_ONCE(kp->vals[i], set->preset[i]);
+			vals[i] = set->preset[i];
 			continue;
 		}
-		count = local64_read(&ev->count);
-		enabled = ev->total_time_enabled;
-		if (READ_ONCE(ev->state) >= PERF_EVENT_STATE_INACTIVE) {
-			struct perf_event_context *pctx = ev->ctx;
-			u64 now = pctx->time + (clock - pctx->timestamp);
-
-			if (sched_in && first &&
-			    READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE)
-				__this_cpu_inc(cpc_page_sched_early);
-			count += now - local64_read(&ev->hw.prev_count);
-			enabled += now - ev->tstamp;
-			mask |= BIT(i);
-		}
-		if (first) {
+		/*
+		 * A counter perf no longer runs (taken off at an exec, or
+		 * in error) does not advance: no time base for the set.
+		 */
+		if (READ_ONCE(ev->state) < PERF_EVENT_STATE_INACTIVE)
+			return false;
+		pctx = ev->ctx;
+		now = pctx->time + (clock - pctx->timestamp);
+		count = local64_read(&ev->count) + now -
+			local64_read(&ev->hw.prev_count);
+		enabled = ev->total_time_enabled + now - ev->tstamp;
+		vals[i] = set->preset[i] + count - set->base[i];
+		mask |= BIT(i);
+		if (first == CPC_KMOD_MAX_REQS) {
+			first = i;
 			ontime = enabled - set->time_base;
-			first = false;
 		}
-		WRITE_ONCE(kp->vals[i], set->preset[i] + count - set->base[i]);
 	}
+	for (i = 0; i < set->nreqs; i++)
+		WRITE_ONCE(kp->vals[i], vals[i]);
 	WRITE_ONCE(kp->ontime_ns, ontime);
 	WRITE_ONCE(kp->time_mask, mask);
 	WRITE_ONCE(kp->time_mult, mult);
@@ -649,8 +650,12 @@ static bool cpc_page_fill_time(struct cpc_kpage *kp, struct cpc_set *set,
 	WRITE_ONCE(kp->time_tsc, t1);
 	WRITE_ONCE(kp->time_slack_ns, mul_u64_u32_shr(t1 - t0, mult, shift) + 1);
 	WRITE_ONCE(kp->time_flags, CPC_KPAGE_TIME);
-	if (sched_in)
+	if (sched_in) {
 		__this_cpu_inc(cpc_page_sched_ins);
+		if (first < CPC_KMOD_MAX_REQS &&
+		    READ_ONCE(set->ev[first]->state) != PERF_EVENT_STATE_ACTIVE)
+			__this_cpu_inc(cpc_page_sched_early);
+	}
 	return true;
 }
 

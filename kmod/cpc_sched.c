@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/printk.h>
+#include <linux/version.h>
 
 #include "cpc_sched.h"
 
@@ -126,6 +127,11 @@ struct perf_event *cpc_sched_create(struct task_struct *task,
 		.type = cpc_sched_pmu.type,
 		.pinned = 1,
 	};
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
+	/* Goes at an exec with the binding's counters. */
+	attr.remove_on_exec = 1;
+#endif
 
 	if (!cpc_sched_registered)
 		return ERR_PTR(-ENODEV);
