@@ -59,6 +59,7 @@
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/version.h>
+#include <asm/hypervisor.h>
 #include <asm/tsc.h>
 
 #include "cpc_acct.h"
@@ -562,12 +563,19 @@ static bool cpc_set_time_only(const struct cpc_set *set)
 	return n > 0;
 }
 
-/* The TSC-to-ns factors of the kernel's sched_clock(), if it is the TSC's. */
+/*
+ * The TSC-to-ns factors of the kernel's sched_clock(), if it is the TSC's.
+ * Under a hypervisor the kernel may have made a paravirtual clock its
+ * sched clock (kvm-clock, Hyper-V's, Xen's, VMware's), and which one it
+ * chose is not exported: only on bare metal (or a guest that does not
+ * announce a hypervisor, such as qemu's TCG).
+ */
 static bool cpc_tsc_factors(u32 *mult, u32 *shift)
 {
 	unsigned int khz = READ_ONCE(tsc_khz);
 
-	if (!boot_cpu_has(X86_FEATURE_TSC) || !khz || check_tsc_unstable())
+	if (!boot_cpu_has(X86_FEATURE_TSC) || !khz || check_tsc_unstable() ||
+	    !hypervisor_is_type(X86_HYPER_NATIVE))
 		return false;
 	clocks_calc_mult_shift(mult, shift, khz, NSEC_PER_MSEC, 0);
 	if (*shift == 32) {
