@@ -1648,7 +1648,9 @@ static void *reaper_thread(void *arg)
 /* The exec'ed image of test_exec (kmod_test --after-exec FD). */
 static int after_exec(int f)
 {
+	const volatile struct cpc_kpage *kp;
 	struct cpc_ksample a, b, g1, g2;
+	struct page_read pr;
 	pthread_t t;
 	void *ret;
 	int bad = 0;
@@ -1669,6 +1671,12 @@ static int after_exec(int f)
 		bad |= 32;	/* both stopped at the exec */
 	if (a.vals[0] < 2000000 || g1.vals[0] < 2000000)
 		bad |= 64;	/* both counted before it */
+	/* The state page has no time base for the stopped binding. */
+	kp = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, f, 0);
+	usleep(1000);		/* scheduled in again */
+	if (kp == MAP_FAILED || page_read_time(kp, &pr) ||
+	    kp->vals[0] != b.vals[0])
+		bad |= 128;
 	if (bad)
 		printf("# after exec: %#x, binding %llu -> %llu, aggregate "
 		       "%llu -> %llu\n", bad, (unsigned long long)a.vals[0],
