@@ -25,12 +25,18 @@ struct kmod_lwp {
 	unsigned nreqs;
 	pid_t tid;	/* always 0, the calling thread (backend.h) */
 	/*
-	 * The thread's state page, mapped at its first bind (a rebind in
-	 * place keeps it; a release ends it), or NULL; page_ok once a read
-	 * of it agreed with CPC_KIOC_SAMPLE (see check_page).
+	 * The thread's state page, mapped at the first sample of a binding
+	 * it can answer (a rebind in place keeps it; a release ends it), or
+	 * NULL; page_state says what samples do (enum page_state).
 	 */
 	const volatile struct cpc_kpage *page;
-	int page_ok;
+	int page_state;
+};
+
+enum page_state {
+	PAGE_NO,	/* the ioctl: the page cannot answer this binding */
+	PAGE_CHECK,	/* it may: the next sample checks it (check_page) */
+	PAGE_OK,	/* samples read the page while it has a time base */
 };
 
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -131,38 +137,43 @@ static void unmap_page(struct kmod_lwp *p)
 	if (p->page != NULL)
 		(void)munmap((void *)p->page, CPC_KPAGE_SIZE);
 	p->page = NULL;
-	p->page_ok = 0;
+	p->page_state = PAGE_NO;
 }
 
 /*
- * After a bind of the calling thread: maps its state page if need be
- * and lets samples use it if it can answer (a binding of task-clock
- * only) and one read of it lies at or below CPC_KIOC_SAMPLE just after
- * (by at most 1 ns of rounding) and not below it by more than the
- * page's stated slack plus the time the two reads took.  Anything else
- * leaves samples on the ioctl.
+ * The first sample of a binding the page may answer: maps the thread's
+ * state page if need be, and lets later samples use it if one read of it
+ * lies at or below CPC_KIOC_SAMPLE just after (by at most 1 ns of
+ * rounding).  Anything else leaves samples on the ioctl.  This sample
+ * is the ioctl's (vals, ontime_ns).  Mapping at the first sample rather
+ * than at bind keeps a binding that is never sampled as cheap as before.
  */
-static void check_page(struct kmod_lwp *p)
+static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
+    uint64_t *ontime_ns)
 {
-	uint64_t pv[CPC_KMOD_MAX_REQS], iv[CPC_KMOD_MAX_REQS], pt, it;
+	uint64_t pv[CPC_KMOD_MAX_REQS], pt;
+	int have_page = 0;
 
-	p->page_ok = 0;
+	p->page_state = PAGE_NO;
 	if (p->page == NULL) {
 		void *m = mmap(NULL, CPC_KPAGE_SIZE, PROT_READ, MAP_SHARED,
 		    kmod_fd, 0);
-		if (m == MAP_FAILED)
-			return;
-		p->page = m;
+		if (m != MAP_FAILED)
+			p->page = m;
 	}
-	if (__cpc_kpage_read(p->page, __cpc_rdtsc, pv, p->nreqs, &pt) != 0 ||
-	    sample_ioctl(CPC_KIOC_SAMPLE, 0, iv, p->nreqs, &it) != 0)
-		return;
-	for (unsigned i = 0; i < p->nreqs; i++)
-		if (pv[i] > iv[i] + 1)
-			return;
-	if (pt > it + 1)
-		return;
-	p->page_ok = 1;
+	if (p->page != NULL)
+		have_page = __cpc_kpage_read(p->page, __cpc_rdtsc, pv, n,
+				&pt) == 0;
+	int rc = sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
+	if (rc != 0 || !have_page)
+		return rc;
+	for (unsigned i = 0; i < n; i++)
+		if (pv[i] > vals[i] + 1)
+			return 0;
+	if (pt > *ontime_ns + 1)
+		return 0;
+	p->page_state = PAGE_OK;
+	return 0;
 }
 
 /* Which request the module refused: each alone, on an error path only.
@@ -210,10 +221,8 @@ static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
 	}
 	p->nreqs = set->nreqs;
 	p->tid = tid;
-	if (tid == 0 && page_can_answer(set))
-		check_page(p);
-	else
-		p->page_ok = 0;
+	p->page_state = tid == 0 && page_can_answer(set) ? PAGE_CHECK
+							 : PAGE_NO;
 	return 0;
 }
 
@@ -257,8 +266,7 @@ static int kmod_rearm(void *priv, const struct cpc_reqset *set)
 		return -EAGAIN;
 	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0)
 		return -EAGAIN;
-	if (p->page != NULL && page_can_answer(set))
-		check_page(p);
+	p->page_state = page_can_answer(set) ? PAGE_CHECK : PAGE_NO;
 	return 0;
 }
 
@@ -284,9 +292,11 @@ static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
 	struct kmod_lwp *p = priv;
-	if (p->page_ok &&
+	if (p->page_state == PAGE_OK &&
 	    __cpc_kpage_read(p->page, __cpc_rdtsc, vals, n, ontime_ns) == 0)
 		return 0;
+	if (p->page_state == PAGE_CHECK)
+		return check_page(p, vals, n, ontime_ns);
 	return sample_ioctl(CPC_KIOC_SAMPLE, p->tid, vals, n, ontime_ns);
 }
 
