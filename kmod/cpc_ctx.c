@@ -36,6 +36,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/clocksource.h>
 #include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/file.h>
@@ -44,6 +45,7 @@
 #include <linux/hardirq.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
@@ -57,9 +59,12 @@
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
 #include <linux/version.h>
+#include <asm/hypervisor.h>
+#include <asm/tsc.h>
 
 #include "cpc_acct.h"
 #include "cpc_ctx.h"
+#include "cpc_sched.h"
 
 /* ------------------------------------------------------------------ */
 /* Sets                                                                 */
@@ -188,6 +193,11 @@ static void cpc_set_release_counters(struct cpc_set *set)
 {
 	unsigned int i;
 
+	/* First the hook: no add() runs once this returns. */
+	if (set->sched_ev) {
+		perf_event_release_kernel(set->sched_ev);
+		set->sched_ev = NULL;
+	}
 	for (i = 0; i < set->nreqs; i++) {
 		if (set->ev[i]) {
 			perf_event_release_kernel(set->ev[i]);
@@ -197,6 +207,7 @@ static void cpc_set_release_counters(struct cpc_set *set)
 }
 
 static void cpc_set_work(struct callback_head *work);
+static bool cpc_set_time_only(const struct cpc_set *set);
 
 /*
  * The sample period of a binding's request: the count passes 2^64 - 1
@@ -246,6 +257,9 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 		u64 period = 0;
 
 		set->preset[i] = r->preset;
+		if (r->kind == CPC_KEV_SOFTWARE &&
+		    r->config == PERF_COUNT_SW_TASK_CLOCK)
+			set->task_clock |= BIT(i);
 		/* Neither user nor system mode: the request counts nothing. */
 		if (!(r->flags & (CPC_KREQ_USER | CPC_KREQ_SYSTEM)))
 			continue;
@@ -283,6 +297,19 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 			goto fail;
 		}
 		set->ev[i] = ev;
+	}
+	/*
+	 * A binding the state page can answer gets the scheduler hook; if
+	 * it cannot be had, samples use the ioctl.
+	 */
+	if (!group && cpc_set_time_only(set)) {
+		struct perf_event *ev = cpc_sched_create(task, set);
+
+		if (!IS_ERR(ev))
+			set->sched_ev = ev;
+		else
+			pr_warn_once("cpc: no scheduler hook for a binding: %ld\n",
+				     PTR_ERR(ev));
 	}
 	return set;
 
@@ -491,16 +518,167 @@ static void cpc_set_teardown(struct cpc_set *set)
 /* The state page                                                       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The page's time base (CPC_KPAGE_TIME in uapi/cpc_kmod.h).
+ *
+ * A binding whose counting requests are all task-clock (perf's count of
+ * the thread's on-CPU time) can be answered from the page: its counts and
+ * its on-CPU time all advance with perf's context clock, local_clock(),
+ * while the thread runs.  On x86, while the sched clock is stable (the
+ * TSC has not been marked unstable), local_clock() is sched_clock() plus
+ * a constant, and sched_clock() is the TSC converted with a mult/shift
+ * that the kernel computes from tsc_khz exactly as cpc_tsc_factors()
+ * does (arch/x86/kernel/tsc.c, set_cyc2ns_scale()).  So the module
+ * publishes the counts as of one local_clock() reading with the TSC read
+ * right after it, and user space adds the converted TSC ticks since.
+ * tests/kmod/clockprobe measured the agreement in the test guest.
+ *
+ * The counts as of that reading are computed from perf's fields as
+ * cpc_read_quick() does, for a counter that is active or inactive alike:
+ * while the thread is off its processor the context clock stands still,
+ * so task-clock's count (count - prev_count at its last stop, prev_count
+ * being the context time then) and its enabled time do not depend on
+ * whether perf has added it back yet when the hook runs.
+ */
+static DEFINE_PER_CPU(u64, cpc_page_sched_ins);
+static DEFINE_PER_CPU(u64, cpc_page_sched_early);
+
+/*
+ * From the requests, not from the counters' attributes: since Linux 6.?
+ * perf gives task-clock a PMU type of its own (attr.type is rewritten).
+ */
+static bool cpc_set_time_only(const struct cpc_set *set)
+{
+	unsigned int i, n = 0;
+
+	if (!CPC_READ_QUICK_TIME)
+		return false;
+	for (i = 0; i < set->nreqs; i++) {
+		if (!set->ev[i])
+			continue;
+		if (!(set->task_clock & BIT(i)) || set->ev[i]->attr.inherit)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/*
+ * The TSC-to-ns factors of the kernel's sched_clock(), if it is the TSC's.
+ * Under a hypervisor the kernel may have made a paravirtual clock its
+ * sched clock (kvm-clock, Hyper-V's, Xen's, VMware's), and which one it
+ * chose is not exported: only on bare metal (or a guest that does not
+ * announce a hypervisor, such as qemu's TCG).
+ */
+static bool cpc_tsc_factors(u32 *mult, u32 *shift)
+{
+	unsigned int khz = READ_ONCE(tsc_khz);
+
+	if (!boot_cpu_has(X86_FEATURE_TSC) || !khz || check_tsc_unstable() ||
+	    !hypervisor_is_type(X86_HYPER_NATIVE))
+		return false;
+	clocks_calc_mult_shift(mult, shift, khz, NSEC_PER_MSEC, 0);
+	if (*shift == 32) {
+		*shift = 31;
+		*mult >>= 1;
+	}
+	return true;
+}
+
+/* Can the state page carry a time base now (module parameter page_time)? */
+bool cpc_page_time_possible(void)
+{
+	u32 mult, shift;
+
+	return CPC_READ_QUICK_TIME && cpc_sched_available() &&
+	       cpc_tsc_factors(&mult, &shift);
+}
+
+void cpc_page_stats(u64 *sched_ins, u64 *early)
+{
+	*sched_ins = cpc_sum_percpu(&cpc_page_sched_ins);
+	*early = cpc_sum_percpu(&cpc_page_sched_early);
+}
+
+/*
+ * Fills the time base of @kp for @set, inside a write of the page (seq
+ * odd), if the set's thread is the calling one, the set runs and the TSC
+ * can stand for the clock.  Interrupts off, page_lock held.  Returns
+ * whether it did; the caller clears time_flags otherwise.
+ */
+static bool cpc_page_fill_time(struct cpc_kpage *kp, struct cpc_set *set,
+			       bool sched_in)
+{
+	u64 vals[CPC_KMOD_MAX_REQS], t0, t1, clock, ontime = 0;
+	unsigned int i, first = CPC_KMOD_MAX_REQS;
+	u32 mult, shift, mask = 0;
+
+	lockdep_assert_irqs_disabled();
+	if (!set || !set->sched_ev || !READ_ONCE(set->page_time) ||
+	    set->task != current ||
+	    READ_ONCE(set->state) != CPC_SET_RUNNING ||
+	    !cpc_tsc_factors(&mult, &shift))
+		return false;
+	t0 = rdtsc_ordered();
+	clock = local_clock();
+	t1 = rdtsc_ordered();
+	for (i = 0; i < set->nreqs; i++) {
+		struct perf_event *ev = set->ev[i];
+		struct perf_event_context *pctx;
+		u64 count, enabled, now;
+
+		if (!ev) {
+			vals[i] = set->preset[i];
+			continue;
+		}
+		/*
+		 * A counter perf no longer runs (taken off at an exec, or
+		 * in error) does not advance: no time base for the set.
+		 */
+		if (READ_ONCE(ev->state) < PERF_EVENT_STATE_INACTIVE)
+			return false;
+		pctx = ev->ctx;
+		now = pctx->time + (clock - pctx->timestamp);
+		count = local64_read(&ev->count) + now -
+			local64_read(&ev->hw.prev_count);
+		enabled = ev->total_time_enabled + now - ev->tstamp;
+		vals[i] = set->preset[i] + count - set->base[i];
+		mask |= BIT(i);
+		if (first == CPC_KMOD_MAX_REQS) {
+			first = i;
+			ontime = enabled - set->time_base;
+		}
+	}
+	for (i = 0; i < set->nreqs; i++)
+		WRITE_ONCE(kp->vals[i], vals[i]);
+	WRITE_ONCE(kp->ontime_ns, ontime);
+	WRITE_ONCE(kp->time_mask, mask);
+	WRITE_ONCE(kp->time_mult, mult);
+	WRITE_ONCE(kp->time_shift, shift);
+	WRITE_ONCE(kp->time_tsc, t1);
+	WRITE_ONCE(kp->time_slack_ns, mul_u64_u32_shr(t1 - t0, mult, shift) + 1);
+	WRITE_ONCE(kp->time_flags, CPC_KPAGE_TIME);
+	if (sched_in) {
+		__this_cpu_inc(cpc_page_sched_ins);
+		if (first < CPC_KMOD_MAX_REQS &&
+		    READ_ONCE(set->ev[first]->state) != PERF_EVENT_STATE_ACTIVE)
+			__this_cpu_inc(cpc_page_sched_early);
+	}
+	return true;
+}
+
 static void cpc_page_write(struct cpc_ctx *ctx, unsigned int nreqs,
 			   u32 flags, const u64 *vals, u64 ontime)
 {
 	struct cpc_kpage *kp;
+	unsigned long irqflags;
 	unsigned int i;
 	u32 seq;
 
 	if (!ctx->page)
 		return;
 	kp = page_address(ctx->page);
+	raw_spin_lock_irqsave(&ctx->page_lock, irqflags);
 	seq = kp->seq;
 	WRITE_ONCE(kp->seq, seq + 1);
 	smp_wmb();
@@ -510,8 +688,67 @@ static void cpc_page_write(struct cpc_ctx *ctx, unsigned int nreqs,
 		WRITE_ONCE(kp->vals[i], i < nreqs ? vals[i] : 0);
 	WRITE_ONCE(kp->ontime_ns, ontime);
 	WRITE_ONCE(kp->updates, ++ctx->updates);
+	/* The calling thread's running binding: current counts instead. */
+	if (!nreqs || !cpc_page_fill_time(kp, ctx->set, false))
+		WRITE_ONCE(kp->time_flags, 0);
 	smp_wmb();
 	WRITE_ONCE(kp->seq, seq + 2);
+	raw_spin_unlock_irqrestore(&ctx->page_lock, irqflags);
+}
+
+/*
+ * Lets the hook publish the page's time base for @set (@on) or stops it
+ * and withdraws a published one, before the set's presets, bases or
+ * state change under it.  The file lock is held.
+ */
+static void cpc_page_time_switch(struct cpc_ctx *ctx, struct cpc_set *set,
+				 bool on)
+{
+	struct cpc_kpage *kp;
+	unsigned long irqflags;
+	u32 seq;
+
+	if (!ctx->page || !set->sched_ev)
+		return;
+	kp = page_address(ctx->page);
+	raw_spin_lock_irqsave(&ctx->page_lock, irqflags);
+	WRITE_ONCE(set->page_time, on);
+	if (on || READ_ONCE(kp->time_flags)) {
+		seq = kp->seq;
+		WRITE_ONCE(kp->seq, seq + 1);
+		smp_wmb();
+		if (!cpc_page_fill_time(kp, set, false))
+			WRITE_ONCE(kp->time_flags, 0);
+		smp_wmb();
+		WRITE_ONCE(kp->seq, seq + 2);
+	}
+	raw_spin_unlock_irqrestore(&ctx->page_lock, irqflags);
+}
+
+/*
+ * The hook: @set's thread is being scheduled in on this processor (or its
+ * perf context rescheduled).  Interrupts off, perf's context lock held.
+ */
+void cpc_set_sched_in(struct cpc_set *set)
+{
+	struct cpc_ctx *ctx = READ_ONCE(set->ctx);
+	struct cpc_kpage *kp;
+	u32 seq;
+
+	if (!ctx || !ctx->page || !READ_ONCE(set->page_time))
+		return;
+	kp = page_address(ctx->page);
+	raw_spin_lock(&ctx->page_lock);
+	if (ctx->set == set) {
+		seq = kp->seq;
+		WRITE_ONCE(kp->seq, seq + 1);
+		smp_wmb();
+		if (!cpc_page_fill_time(kp, set, true))
+			WRITE_ONCE(kp->time_flags, 0);
+		smp_wmb();
+		WRITE_ONCE(kp->seq, seq + 2);
+	}
+	raw_spin_unlock(&ctx->page_lock);
 }
 
 static u32 cpc_set_flags(struct cpc_set *set)
@@ -677,6 +914,7 @@ static struct cpc_ctx *cpc_ctx_new(struct cpc_file *cf,
 		return NULL;
 	get_task_struct(task);
 	ctx->task = task;
+	raw_spin_lock_init(&ctx->page_lock);
 	hash_add(cf->ctxs, &ctx->node, hash_ptr(task, 32));
 	return ctx;
 }
@@ -795,11 +1033,14 @@ static int cpc_set_rearm(struct cpc_ctx *ctx, const struct cpc_kbind *kb)
 
 	if (!cpc_set_same_events(set, kb))
 		return -EAGAIN;
+	cpc_page_time_switch(ctx, set, false);
 	cpc_set_disable(set);
 	/* No overflow path can start now; one that began owns the set. */
 	if (READ_ONCE(set->state) == CPC_SET_PENDING ||
-	    test_bit(CPC_SET_WORK_QUEUED, &set->work_flags))
+	    test_bit(CPC_SET_WORK_QUEUED, &set->work_flags)) {
+		cpc_page_time_switch(ctx, set, true);
 		return -EAGAIN;
+	}
 	for (i = 0; i < set->nreqs; i++) {
 		struct perf_event *ev = set->ev[i];
 		u64 enabled, running;
@@ -820,6 +1061,7 @@ static int cpc_set_rearm(struct cpc_ctx *ctx, const struct cpc_kbind *kb)
 	ctx->updates = 0;
 	cpc_ctx_update_page(ctx, vals, &ontime);
 	cpc_set_enable(set);
+	cpc_page_time_switch(ctx, set, true);
 	return 0;
 }
 
@@ -908,6 +1150,8 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 			return err;
 		}
 	}
+	if (!group)
+		cpc_page_time_switch(ctx, set, true);
 	mutex_unlock(&cf->lock);
 	return 0;
 
@@ -1009,6 +1253,7 @@ int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task)
 		return -EINVAL;
 	}
 
+	cpc_page_time_switch(ctx, set, false);
 	cpc_set_disable(set);
 	for (i = 0; i < set->nreqs; i++) {
 		struct perf_event *ev = set->ev[i];
@@ -1023,6 +1268,7 @@ int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task)
 	WRITE_ONCE(set->state, CPC_SET_RUNNING);
 	cpc_ctx_update_page(ctx, vals, &ontime);
 	cpc_set_enable(set);
+	cpc_page_time_switch(ctx, set, true);
 	mutex_unlock(&cf->lock);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/signal.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
@@ -78,6 +79,11 @@ enum cpc_set_state {
  * @time_base: enabled time subtracted from the on-CPU time (set when
  *	       rebound in place)
  * @period: sample period of each counter, 0 if it does not sample
+ * @task_clock: the requests that ask for task-clock (bit i: request i)
+ * @sched_ev: the scheduler hook's event (cpc_sched.c), or NULL when the
+ *	      state page cannot answer for the set
+ * @page_time: the hook may publish the page's time base (under the
+ *	       context's page_lock)
  * @work: the task work that freezes the set and sends the signal
  * @kick: irq work that queues @work after an overflow in NMI context
  * @rcu: frees the set after a grace period
@@ -100,6 +106,9 @@ struct cpc_set {
 	u64 base[CPC_KMOD_MAX_REQS];
 	u64 time_base;
 	u64 period[CPC_KMOD_MAX_REQS];
+	u32 task_clock;
+	struct perf_event *sched_ev;
+	bool page_time;
 	struct callback_head work;
 	struct irq_work kick;
 	struct rcu_head rcu;
@@ -112,6 +121,8 @@ struct cpc_set {
  * @set: the binding, or NULL
  * @group: the group aggregate, or NULL
  * @page: the state page (struct cpc_kpage), allocated at the first bind
+ * @page_lock: serialises the page's writers: the file's ioctls and the
+ *	       scheduler hook (interrupts off, perf's context lock held)
  * @updates: updates of the state page since the last bind
  */
 struct cpc_ctx {
@@ -120,6 +131,7 @@ struct cpc_ctx {
 	struct cpc_set *set;
 	struct cpc_set *group;
 	struct page *page;
+	raw_spinlock_t page_lock;
 	u64 updates;
 };
 
@@ -136,6 +148,8 @@ int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task);
 int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma);
 bool cpc_probe_hw_pmu(void);
 void cpc_read_stats(u64 *self, u64 *self_time, u64 *stopped);
+bool cpc_page_time_possible(void);
+void cpc_page_stats(u64 *sched_ins, u64 *early);
 extern bool cpc_quick_reads;
 
 #endif /* CPC_CTX_H */

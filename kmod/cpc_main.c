@@ -48,6 +48,7 @@
 #include "cpc_acct.h"
 #include "cpc_anchor.h"
 #include "cpc_ctx.h"
+#include "cpc_sched.h"
 #include "cpc_validate.h"
 
 /*
@@ -127,6 +128,30 @@ MODULE_PARM_DESC(self_time_reads,
 module_param_cb(stopped_reads, &cpc_reads_ops, (void *)2, 0444);
 MODULE_PARM_DESC(stopped_reads,
 		 "Stopped counters a thread's own samples read from their final values (read-only)");
+static int cpc_param_get_page(char *buf, const struct kernel_param *kp)
+{
+	u64 v[2];
+
+	if (!kp->arg)
+		return scnprintf(buf, PAGE_SIZE, "%c\n",
+				 cpc_page_time_possible() ? 'Y' : 'N');
+	cpc_page_stats(&v[0], &v[1]);
+	return scnprintf(buf, PAGE_SIZE, "%llu\n",
+			 v[(uintptr_t)kp->arg - 1]);
+}
+
+static const struct kernel_param_ops cpc_page_ops = {
+	.get = cpc_param_get_page,
+};
+module_param_cb(page_time, &cpc_page_ops, (void *)0, 0444);
+MODULE_PARM_DESC(page_time,
+		 "Y: the state page of a task-clock binding carries a time base (CPC_KPAGE_TIME) (read-only)");
+module_param_cb(page_sched_ins, &cpc_page_ops, (void *)1, 0444);
+MODULE_PARM_DESC(page_sched_ins,
+		 "Time bases published when a bound thread was scheduled in (read-only)");
+module_param_cb(page_sched_early, &cpc_page_ops, (void *)2, 0444);
+MODULE_PARM_DESC(page_sched_early,
+		 "Of page_sched_ins, those published before perf had added the first counter back (read-only)");
 module_param_named(quick_reads, cpc_quick_reads, bool, 0644);
 MODULE_PARM_DESC(quick_reads,
 		 "Read counters without perf's locks where that gives the same values (default Y; N: always through perf)");
@@ -517,15 +542,20 @@ static int __init cpc_init(void)
 
 	cpc_hw_pmu = cpc_probe_hw_pmu();
 	cpc_anchors_create();
+	/* Optional: without the hook, samples use the ioctl. */
+	cpc_sched_register();
 	err = misc_register(&cpc_misc);
-	if (err)
+	if (err) {
+		cpc_sched_unregister();
 		cpc_anchors_release();
+	}
 	return err;
 }
 
 static void __exit cpc_exit(void)
 {
 	misc_deregister(&cpc_misc);
+	cpc_sched_unregister();
 	cpc_anchors_release();
 }
 

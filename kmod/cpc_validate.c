@@ -30,7 +30,7 @@ static_assert(sizeof(struct cpc_kbind) == 32 + 40 * CPC_KMOD_MAX_REQS);
 static_assert(sizeof(struct cpc_ksample) == 40 + 8 * CPC_KMOD_MAX_REQS);
 static_assert(sizeof(struct cpc_ktarget) == 16);
 static_assert(sizeof(struct cpc_kinfo) == 32);
-static_assert(sizeof(struct cpc_kpage) == 32 + 12 * CPC_KMOD_MAX_REQS);
+static_assert(sizeof(struct cpc_kpage) == 64 + 12 * CPC_KMOD_MAX_REQS);
 
 static int cpc_validate_software(u64 config)
 {

@@ -98,13 +98,26 @@ struct cpc_kinfo {
 /*
  * The state page: mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) maps the
  * calling thread's page (it must be bound; a rebind keeps the page).  The
- * module rewrites it at bind, at each CPC_KIOC_SAMPLE and when an overflow
- * freezes the counters, under the sequence counter: read seq (even), the
- * fields, then seq again, and retry if it changed.  index[i] is the rdpmc
- * counter number + 1 of request i when user space may read the counter
- * itself, or 0: then use CPC_KIOC_SAMPLE (always 0 in this version, whose
- * counters are perf kernel counters).
+ * module rewrites it at bind, at each CPC_KIOC_SAMPLE, when an overflow
+ * freezes the counters and, with CPC_KPAGE_TIME, each time the thread is
+ * scheduled in, under the sequence counter: read seq (even), the fields,
+ * then seq again, and retry if it changed.  index[i] is the rdpmc counter
+ * number + 1 of request i when user space may read the counter itself, or
+ * 0 (always 0 in this version, whose counters are perf kernel counters).
+ *
+ * time_flags & CPC_KPAGE_TIME: for the thread the page belongs to only,
+ * while it runs, the counts of the requests in time_mask (bit i: request
+ * i) and ontime_ns advance with its on-CPU time: each is its field plus
+ * ((rdtsc() - time_tsc) * time_mult) >> time_shift nanoseconds (a 128-bit
+ * product), the TSC read between the two reads of seq; the other
+ * requests' counts are vals[i] as they are.  The result is at most
+ * time_slack_ns + 1 below and 1 above what CPC_KIOC_SAMPLE would read at
+ * that moment (the module reads the kernel's clock, then the TSC).
+ * Without CPC_KPAGE_TIME, vals and ontime_ns are as of the last update:
+ * use CPC_KIOC_SAMPLE for current counts.
  */
+#define CPC_KPAGE_TIME 0x1
+
 struct cpc_kpage {
 	__u32 seq;
 	__u32 nreqs;
@@ -114,6 +127,12 @@ struct cpc_kpage {
 	__u64 vals[CPC_KMOD_MAX_REQS];	/* counts as of the last update */
 	__u64 ontime_ns;
 	__u64 updates;		/* number of updates since bind */
+	__u32 time_flags;	/* CPC_KPAGE_TIME */
+	__u32 time_mask;	/* requests that advance with on-CPU time */
+	__u32 time_mult;
+	__u32 time_shift;
+	__u64 time_tsc;		/* the TSC when vals and ontime_ns were taken */
+	__u64 time_slack_ns;	/* the clock's and the TSC's reads apart */
 };
 
 #define CPC_KIOC_TYPE 0xCF

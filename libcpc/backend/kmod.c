@@ -9,18 +9,34 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "libcpc.h"
 #include "backend.h"
 #include "backends.h"
 #include "cpc_kmod.h"
+#include "kpage.h"
+#include "cpuinfo.h"
 
 static int kmod_fd = -1;
 
 struct kmod_lwp {
 	unsigned nreqs;
 	pid_t tid;	/* always 0, the calling thread (backend.h) */
+	/*
+	 * The thread's state page, mapped at the first sample of a binding
+	 * it can answer (a rebind in place keeps it; a release ends it), or
+	 * NULL; page_state says what samples do (enum page_state).
+	 */
+	const volatile struct cpc_kpage *page;
+	int page_state;
+};
+
+enum page_state {
+	PAGE_NO,	/* the ioctl: the page cannot answer this binding */
+	PAGE_CHECK,	/* it may: the next sample checks it (check_page) */
+	PAGE_OK,	/* samples read the page while it has a time base */
 };
 
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -89,6 +105,76 @@ static int fill_bind(struct cpc_kbind *kb, const struct cpc_reqset *set,
 }
 
 static void target_ioctl(unsigned long cmd, pid_t tid);
+static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
+    unsigned n, uint64_t *ontime_ns);
+
+/* The state page's length: one page (the module refuses any other). */
+#define CPC_KPAGE_SIZE 4096
+
+/*
+ * Can the module's state page answer this set (see CPC_KPAGE_TIME)?
+ * Only if every request that counts asks for task-clock; others keep to
+ * the ioctl without the cost of mapping and checking the page.
+ */
+static int page_can_answer(const struct cpc_reqset *set)
+{
+	int counting = 0;
+
+	for (unsigned i = 0; i < set->nreqs; i++) {
+		const struct cpc_req *r = &set->req[i];
+		if (!(r->flags & (CPC_COUNT_USER | CPC_COUNT_SYSTEM)))
+			continue;
+		if (r->sel.type != PERF_TYPE_SOFTWARE ||
+		    r->sel.config != PERF_COUNT_SW_TASK_CLOCK)
+			return 0;
+		counting = 1;
+	}
+	return counting;
+}
+
+static void unmap_page(struct kmod_lwp *p)
+{
+	if (p->page != NULL)
+		(void)munmap((void *)p->page, CPC_KPAGE_SIZE);
+	p->page = NULL;
+	p->page_state = PAGE_NO;
+}
+
+/*
+ * The first sample of a binding the page may answer: maps the thread's
+ * state page if need be, and lets later samples use it if one read of it
+ * lies at or below CPC_KIOC_SAMPLE just after (by at most 1 ns of
+ * rounding).  Anything else leaves samples on the ioctl.  This sample
+ * is the ioctl's (vals, ontime_ns).  Mapping at the first sample rather
+ * than at bind keeps a binding that is never sampled as cheap as before.
+ */
+static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
+    uint64_t *ontime_ns)
+{
+	uint64_t pv[CPC_KMOD_MAX_REQS], pt;
+	int have_page = 0;
+
+	p->page_state = PAGE_NO;
+	if (p->page == NULL) {
+		void *m = mmap(NULL, CPC_KPAGE_SIZE, PROT_READ, MAP_SHARED,
+		    kmod_fd, 0);
+		if (m != MAP_FAILED)
+			p->page = m;
+	}
+	if (p->page != NULL)
+		have_page = __cpc_kpage_read(p->page, __cpc_rdtsc, pv, n,
+				&pt) == 0;
+	int rc = sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
+	if (rc != 0 || !have_page)
+		return rc;
+	for (unsigned i = 0; i < n; i++)
+		if (pv[i] > vals[i] + 1)
+			return 0;
+	if (pt > *ontime_ns + 1)
+		return 0;
+	p->page_state = PAGE_OK;
+	return 0;
+}
 
 /* Which request the module refused: each alone, on an error path only.
  * A request that binds is released again: no binding is left behind. */
@@ -135,6 +221,8 @@ static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
 	}
 	p->nreqs = set->nreqs;
 	p->tid = tid;
+	p->page_state = tid == 0 && page_can_answer(set) ? PAGE_CHECK
+							 : PAGE_NO;
 	return 0;
 }
 
@@ -176,7 +264,10 @@ static int kmod_rearm(void *priv, const struct cpc_reqset *set)
 			return -EAGAIN;
 	if (fill_bind(&kb, set, 0, &bad) != 0)
 		return -EAGAIN;
-	return ioctl(kmod_fd, CPC_KIOC_BIND, &kb) == 0 ? 0 : -EAGAIN;
+	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0)
+		return -EAGAIN;
+	p->page_state = page_can_answer(set) ? PAGE_CHECK : PAGE_NO;
+	return 0;
 }
 
 static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
@@ -201,6 +292,11 @@ static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
 	struct kmod_lwp *p = priv;
+	if (p->page_state == PAGE_OK &&
+	    __cpc_kpage_read(p->page, __cpc_rdtsc, vals, n, ontime_ns) == 0)
+		return 0;
+	if (p->page_state == PAGE_CHECK)
+		return check_page(p, vals, n, ontime_ns);
 	return sample_ioctl(CPC_KIOC_SAMPLE, p->tid, vals, n, ontime_ns);
 }
 
@@ -218,6 +314,8 @@ static void kmod_release(void *priv)
 	struct kmod_lwp *p = priv;
 	p->nreqs = 0;
 	target_ioctl(CPC_KIOC_RELE, p->tid);
+	/* The module gives the next binding a new page. */
+	unmap_page(p);
 }
 
 /* 1 if an overflow froze the binding (the module tells at sample). */

@@ -105,6 +105,82 @@ START_TEST(task_clock_tracks_cpu_time)
 }
 END_TEST
 
+/* A read-only parameter of the kernel module, or -1. */
+static long module_param(const char *name)
+{
+	char path[128], buf[32];
+	snprintf(path, sizeof(path), "/sys/module/cpc/parameters/%s", name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtol(buf, NULL, 10);
+}
+
+/* The module backend, with a state page that can carry a time base? */
+static int kmod_page_time(void)
+{
+	const char *b = getenv("LIBCPC_BACKEND");
+	return b != NULL && strcmp(b, "kmod") == 0 &&
+	    module_param("page_time") == 1;
+}
+
+/*
+ * With the kernel module, a binding of task-clock alone is sampled from
+ * the thread's state page (CPC_KPAGE_TIME), without a system call after
+ * its first sample (which checks the page against the ioctl): the
+ * module's count of counters it read for a thread's own samples
+ * (self_reads) stays where it was, while the counts follow the thread's
+ * CPU time as through the ioctl and never go back, across schedulings
+ * out and in.
+ */
+START_TEST(task_clock_from_state_page)
+{
+	cpc_event_t a, b, prev, cur;
+	bind_spec("pic0=task-clock,pic1=task-clock");
+	/* The first sample is the ioctl's (it checks the page). */
+	sample(&a);
+	long reads0 = module_param("self_reads");
+	uint64_t outer0 = thread_cpu_ns();
+	sample(&a);
+	uint64_t t0 = thread_cpu_ns();
+	burn_cpu_ns(200000000);
+	uint64_t t1 = thread_cpu_ns();
+	sample(&b);
+	uint64_t outer1 = thread_cpu_ns();
+	for (int i = 0; i < 2; i++) {
+		double counted = (double)(b.ce_pic[i] - a.ce_pic[i]);
+		double inner = (double)(t1 - t0);
+		double outer = (double)(outer1 - outer0);
+		ck_assert_msg(counted > inner * 0.95 && counted < outer * 1.05,
+		    "pic%d: task-clock %.0f ns vs thread CPU time %.0f ns "
+		    "(%.0f ns around the samples)", i, counted, inner, outer);
+	}
+	prev = b;
+	for (int i = 0; i < 2000; i++) {
+		if (i % 100 == 0)
+			usleep(200);	/* scheduled out and in again */
+		sample(&cur);
+		ck_assert_msg(cur.ce_pic[0] >= prev.ce_pic[0] &&
+			cur.ce_pic[1] >= prev.ce_pic[1],
+		    "sample %d went back: %llu %llu after %llu %llu", i,
+		    (unsigned long long)cur.ce_pic[0],
+		    (unsigned long long)cur.ce_pic[1],
+		    (unsigned long long)prev.ce_pic[0],
+		    (unsigned long long)prev.ce_pic[1]);
+		prev = cur;
+	}
+	long reads1 = module_param("self_reads");
+	ck_assert_msg(reads0 >= 0 && reads1 == reads0,
+	    "self_reads %ld -> %ld: the module read the counters for samples "
+	    "that the state page answers", reads0, reads1);
+}
+END_TEST
+
 START_TEST(page_faults_count_touched_pages)
 {
 	cpc_event_t a, b;
@@ -665,6 +741,9 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, fork_child_starts_unbound);
 	tcase_add_test(tc, bind_and_sample_in_handler);
 	tcase_add_test(tc, backend_selection);
+	/* Only where it applies: the module with its page's time base. */
+	if (kmod_page_time())
+		tcase_add_test(tc, task_clock_from_state_page);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include "../../kmod/uapi/cpc_kmod.h"
 
@@ -574,6 +575,246 @@ static void test_self_read(void)
 	close(selfread_pipe[1][0]);
 	close(selfread_pipe[1][1]);
 	target(fd, CPC_KIOC_RELE, 0);
+}
+
+/* ---- the state page's time base (CPC_KPAGE_TIME) ------------------- */
+
+struct page_read {
+	uint64_t vals[CPC_KMOD_MAX_REQS];
+	uint64_t ontime, slack;
+	uint32_t nreqs, flags, mask;
+};
+
+/*
+ * Reads the page as libcpc would: under its sequence counter, with the
+ * TSC read between the two reads of seq.  Returns 0 without a time base.
+ */
+static int page_read_time(const volatile struct cpc_kpage *kp,
+			  struct page_read *pr)
+{
+	uint32_t seq, i;
+	uint64_t tsc, d = 0;
+
+	memset(pr, 0, sizeof(*pr));
+	do {
+		seq = kp->seq;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (seq & 1)
+			continue;
+		pr->nreqs = kp->nreqs;
+		pr->flags = kp->time_flags;
+		pr->mask = kp->time_mask;
+		for (i = 0; i < CPC_KMOD_MAX_REQS; i++)
+			pr->vals[i] = kp->vals[i];
+		pr->ontime = kp->ontime_ns;
+		pr->slack = kp->time_slack_ns;
+		_mm_lfence();
+		tsc = __rdtsc();
+		d = tsc > kp->time_tsc ? tsc - kp->time_tsc : 0;
+		d = (uint64_t)(((unsigned __int128)d * kp->time_mult) >>
+			       kp->time_shift);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((seq & 1) || kp->seq != seq);
+	if (!(pr->flags & CPC_KPAGE_TIME))
+		return 0;
+	for (i = 0; i < pr->nreqs && i < CPC_KMOD_MAX_REQS; i++)
+		if (pr->mask & (1u << i))
+			pr->vals[i] += d;
+	pr->ontime += d;
+	return 1;
+}
+
+/* Waits until the clocksource is the TSC (calibration refined). */
+static int clocksource_is_tsc(void)
+{
+	char buf[32] = "";
+	int i, f;
+
+	for (i = 0; i < 200; i++) {
+		f = open("/sys/devices/system/clocksource/clocksource0/"
+			 "current_clocksource", O_RDONLY);
+		if (f >= 0) {
+			ssize_t n = read(f, buf, sizeof(buf) - 1);
+
+			close(f);
+			buf[n > 0 ? n : 0] = 0;
+			if (strcmp(buf, "tsc\n") == 0)
+				return 1;
+		}
+		usleep(50000);
+	}
+	return 0;
+}
+
+static int pmu_type(const char *name)
+{
+	char path[128], buf[32];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type",
+		 name);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return atoi(buf);
+}
+
+/*
+ * A binding of task-clock only is answered by its state page: the counts
+ * and the on-CPU time as of the thread's last scheduling in (or its own
+ * last ioctl), advanced by the TSC.  Each page read lies between two
+ * SAMPLE ioctls around it, within the clock's resolution the page states
+ * (time_slack_ns, the module's clock and TSC reads apart, plus rounding):
+ * a - slack - 1 <= page <= b + 1, whatever the scheduling in between.
+ */
+static void test_page_time(void)
+{
+	struct cpc_kreq r[3] = {
+		TASK_CLOCK(CPC_KREQ_USER, 1000),
+		PAGE_FAULTS(0, 777),	/* counts nothing */
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+	};
+	const volatile struct cpc_kpage *kp;
+	struct cpc_ksample a, b;
+	struct page_read pr, p0;
+	long ins0, ins1, early0, early1;
+	uint64_t t0, t1, d, worst_lo = 0, worst_slack = 0;
+	int err, i, bad = 0, rounds = 3000, type, ok0;
+
+	if (!self_time_kernel()) {
+		check(read_param("page_time") == 0, "page_time N on a kernel "
+		      "where the module does not compute perf's time");
+		return;
+	}
+	if (read_param("page_time") != 1) {
+		printf("# skip test_page_time: page_time is N (no stable "
+		       "TSC sched clock)\n");
+		return;
+	}
+	if (!clocksource_is_tsc()) {
+		printf("# skip test_page_time: the clocksource is not the "
+		       "TSC after 10 s (calibration not refined)\n");
+		return;
+	}
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
+	check(err == 0, "bind task-clock, nothing, task-clock (err %d)", err);
+	if (err)
+		return;
+	kp = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	check(kp != MAP_FAILED, "mmap the state page");
+	if (kp == MAP_FAILED) {
+		target(fd, CPC_KIOC_RELE, 0);
+		return;
+	}
+	ok0 = page_read_time(kp, &pr);
+	check(ok0 && pr.mask == 0x5 && pr.nreqs == 3 &&
+	      pr.vals[1] == 777 && kp->time_mult && kp->time_shift,
+	      "the page has a time base after bind (flags %#x, mask %#x, "
+	      "mult %u shift %u, slack %llu ns)", pr.flags, pr.mask,
+	      kp->time_mult, kp->time_shift, (unsigned long long)pr.slack);
+
+	ins0 = read_param("page_sched_ins");
+	early0 = read_param("page_sched_early");
+	for (i = 0; i < rounds; i++) {
+		unsigned j;
+		int ok;
+
+		if (i % 100 == 50)
+			usleep(200);	/* scheduled out and in again */
+		sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+		if (!page_read_time(kp, &pr)) {
+			bad++;
+			continue;
+		}
+		sample(fd, CPC_KIOC_SAMPLE, 0, &b);
+		ok = pr.vals[1] == 777;
+		for (j = 0; j < 3; j += 2) {
+			ok &= a.vals[j] <= pr.vals[j] + pr.slack + 1 &&
+			      pr.vals[j] <= b.vals[j] + 1;
+			if (a.vals[j] > pr.vals[j] &&
+			    a.vals[j] - pr.vals[j] > worst_lo)
+				worst_lo = a.vals[j] - pr.vals[j];
+		}
+		ok &= a.ontime_ns <= pr.ontime + pr.slack + 1 &&
+		      pr.ontime <= b.ontime_ns + 1;
+		if (pr.slack > worst_slack)
+			worst_slack = pr.slack;
+		if (!ok && bad++ < 3)
+			printf("# round %d: ioctl %llu %llu / page %llu %llu "
+			       "(slack %llu) / ioctl %llu %llu\n", i,
+			       (unsigned long long)a.vals[0],
+			       (unsigned long long)a.ontime_ns,
+			       (unsigned long long)pr.vals[0],
+			       (unsigned long long)pr.ontime,
+			       (unsigned long long)pr.slack,
+			       (unsigned long long)b.vals[0],
+			       (unsigned long long)b.ontime_ns);
+	}
+	ins1 = read_param("page_sched_ins");
+	early1 = read_param("page_sched_early");
+	check(bad == 0, "%d page reads each between the ioctl samples "
+	      "around them (within slack + 1 below, 1 above): %d outside; "
+	      "page below the first ioctl by at most %llu ns, slack up to "
+	      "%llu ns", rounds, bad, (unsigned long long)worst_lo,
+	      (unsigned long long)worst_slack);
+	check(ins0 >= 0 && ins1 - ins0 >= rounds / 100,
+	      "page_sched_ins %ld -> %ld: the hook published at the "
+	      "thread's schedulings in (%ld of them before perf had added "
+	      "task-clock back)", ins0, ins1, early1 - early0);
+
+	/* Between ioctls, the page alone follows the thread's CPU time. */
+	page_read_time(kp, &p0);
+	t0 = thread_cpu_ns();
+	spin_ms(50);
+	usleep(1000);
+	spin_ms(50);
+	t1 = thread_cpu_ns();
+	check(page_read_time(kp, &pr), "still a time base after spinning");
+	d = pr.vals[0] - p0.vals[0];
+	check(d > (t1 - t0) * 0.9 && d < (t1 - t0) * 1.1,
+	      "the page alone: task-clock +%llu ns within 10%% of the "
+	      "thread's CPU time %llu ns", (unsigned long long)d,
+	      (unsigned long long)(t1 - t0));
+
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, CPC_KBIND_START_FROZEN, 3, r);
+	check(err == 0 && !page_read_time(kp, &pr),
+	      "a binding started frozen has no time base (err %d)", err);
+	err = target(fd, CPC_KIOC_RESTART, 0);
+	ok0 = page_read_time(kp, &pr);
+	check(err == 0 && ok0 && pr.vals[0] >= 1000,
+	      "after RESTART it has one again (err %d, task-clock %llu)", err,
+	      (unsigned long long)pr.vals[0]);
+	r[1] = PAGE_FAULTS(CPC_KREQ_USER, 0);
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
+	check(err == 0 && !page_read_time(kp, &pr),
+	      "a binding that also counts page faults has none (err %d)",
+	      err);
+	target(fd, CPC_KIOC_RELE, 0);
+	munmap((void *)kp, PAGE);
+
+	type = pmu_type("cpc_sched");
+	check(type > 0, "the module's PMU cpc_sched is registered (type %d)",
+	      type);
+	if (type > 0 && is_root) {
+		struct perf_event_attr pa;
+		long pfd;
+
+		memset(&pa, 0, sizeof(pa));
+		pa.size = sizeof(pa);
+		pa.type = (uint32_t)type;
+		pfd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, 0);
+		check(pfd < 0 && errno == EACCES,
+		      "perf_event_open of cpc_sched from user space: EACCES "
+		      "(%s)", pfd < 0 ? strerror(errno) : "opened");
+		if (pfd >= 0)
+			close((int)pfd);
+	}
 }
 
 /*
@@ -1407,7 +1648,9 @@ static void *reaper_thread(void *arg)
 /* The exec'ed image of test_exec (kmod_test --after-exec FD). */
 static int after_exec(int f)
 {
+	const volatile struct cpc_kpage *kp;
 	struct cpc_ksample a, b, g1, g2;
+	struct page_read pr;
 	pthread_t t;
 	void *ret;
 	int bad = 0;
@@ -1428,6 +1671,12 @@ static int after_exec(int f)
 		bad |= 32;	/* both stopped at the exec */
 	if (a.vals[0] < 2000000 || g1.vals[0] < 2000000)
 		bad |= 64;	/* both counted before it */
+	/* The state page has no time base for the stopped binding. */
+	kp = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, f, 0);
+	usleep(1000);		/* scheduled in again */
+	if (kp == MAP_FAILED || page_read_time(kp, &pr) ||
+	    kp->vals[0] != b.vals[0])
+		bad |= 128;
 	if (bad)
 		printf("# after exec: %#x, binding %llu -> %llu, aggregate "
 		       "%llu -> %llu\n", bad, (unsigned long long)a.vals[0],
@@ -1936,6 +2185,7 @@ int main(int argc, char **argv)
 		RUN(test_presets);
 		RUN(test_rebind_in_place);
 		RUN(test_self_read);
+		RUN(test_page_time);
 		RUN(test_stopped_read);
 		RUN(test_overflow);
 		RUN(test_frozen_restart);
