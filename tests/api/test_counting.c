@@ -75,29 +75,37 @@ START_TEST(access_ok)
 }
 END_TEST
 
+/*
+ * Samples a and b around 200 ms of burnt CPU time.  task-clock, in pic0
+ * to pic(npic - 1), counts this thread's CPU time between the two
+ * samples: no less than the CPU time measured inside them, no more than
+ * the CPU time measured around them (the samples' own system calls are
+ * in between, and cost milliseconds in an emulated guest), each within
+ * the 5% the two clocks' granularity allows.
+ */
+static void sample_around_burn(cpc_event_t *a, cpc_event_t *b, int npic)
+{
+	uint64_t outer0 = thread_cpu_ns();
+	sample(a);
+	uint64_t t0 = thread_cpu_ns();
+	burn_cpu_ns(200000000);
+	uint64_t t1 = thread_cpu_ns();
+	sample(b);
+	uint64_t outer1 = thread_cpu_ns();
+	double inner = (double)(t1 - t0), outer = (double)(outer1 - outer0);
+	for (int i = 0; i < npic; i++) {
+		double counted = (double)(b->ce_pic[i] - a->ce_pic[i]);
+		ck_assert_msg(counted > inner * 0.95 && counted < outer * 1.05,
+		    "pic%d: task-clock %.0f ns vs thread CPU time %.0f ns "
+		    "(%.0f ns around the samples)", i, counted, inner, outer);
+	}
+}
+
 START_TEST(task_clock_tracks_cpu_time)
 {
 	cpc_event_t a, b;
 	bind_spec("pic0=task-clock,pic1=page-faults");
-	/*
-	 * task-clock counts this thread's CPU time between the two samples:
-	 * no less than the CPU time measured inside them, no more than the
-	 * CPU time measured around them (the samples' own system calls are
-	 * in between, and cost milliseconds in an emulated guest), each
-	 * within the 5% the two clocks' granularity allows.
-	 */
-	uint64_t outer0 = thread_cpu_ns();
-	sample(&a);
-	uint64_t t0 = thread_cpu_ns();
-	burn_cpu_ns(200000000);
-	uint64_t t1 = thread_cpu_ns();
-	sample(&b);
-	uint64_t outer1 = thread_cpu_ns();
-	double counted = (double)(b.ce_pic[0] - a.ce_pic[0]);
-	double inner = (double)(t1 - t0), outer = (double)(outer1 - outer0);
-	ck_assert_msg(counted > inner * 0.95 && counted < outer * 1.05,
-	    "task-clock %.0f ns vs thread CPU time %.0f ns (%.0f ns around "
-	    "the samples)", counted, inner, outer);
+	sample_around_burn(&a, &b, 1);
 	/* Sample metadata. */
 	ck_assert_int_eq(b.ce_cpuver, ev.ce_cpuver);
 	ck_assert_uint_eq(b.ce_pes[0], ev.ce_pes[0]);
@@ -145,21 +153,7 @@ START_TEST(task_clock_from_state_page)
 	/* The first sample is the ioctl's (it checks the page). */
 	sample(&a);
 	long reads0 = module_param("self_reads");
-	uint64_t outer0 = thread_cpu_ns();
-	sample(&a);
-	uint64_t t0 = thread_cpu_ns();
-	burn_cpu_ns(200000000);
-	uint64_t t1 = thread_cpu_ns();
-	sample(&b);
-	uint64_t outer1 = thread_cpu_ns();
-	for (int i = 0; i < 2; i++) {
-		double counted = (double)(b.ce_pic[i] - a.ce_pic[i]);
-		double inner = (double)(t1 - t0);
-		double outer = (double)(outer1 - outer0);
-		ck_assert_msg(counted > inner * 0.95 && counted < outer * 1.05,
-		    "pic%d: task-clock %.0f ns vs thread CPU time %.0f ns "
-		    "(%.0f ns around the samples)", i, counted, inner, outer);
-	}
+	sample_around_burn(&a, &b, 2);
 	prev = b;
 	for (int i = 0; i < 2000; i++) {
 		if (i % 100 == 0)
