@@ -99,30 +99,68 @@ static uint64_t tsc_rate_from_perf(uint64_t *mult32)
 	return khz;
 }
 
-/* Measures the TSC against CLOCK_MONOTONIC_RAW: kHz, *mult32 as above. */
-static uint64_t tsc_rate_measured(uint64_t *mult32)
+/*
+ * One TSC reading placed in CLOCK_MONOTONIC_RAW time: between two clock
+ * readings, at their midpoint, with half their distance as its error.
+ * The narrowest of a few tries: an interrupt or a preemption (a host's,
+ * in an emulated guest) between the three reads only widens the bracket.
+ */
+struct tsc_reading {
+	uint64_t ns, err, tsc;
+};
+
+static void tsc_reading_take(struct tsc_reading *r)
 {
-	/* Best of three short windows: the least disturbed one wins. */
-	uint64_t best = 0;
-	uint64_t best_ns = ~0ULL;
-	for (int i = 0; i < 3; i++) {
-		uint64_t t0 = ns_now_raw(), c0 = __cpc_rdtsc();
-		uint64_t t1;
-		do {
-			t1 = ns_now_raw();
-		} while (t1 - t0 < 700000);
-		uint64_t c1 = __cpc_rdtsc();
-		uint64_t t2 = ns_now_raw();
-		if (t2 - t0 < best_ns) {
-			best_ns = t2 - t0;
-			best = (c1 - c0) * 1000000ULL / (t1 - t0);
+	r->err = ~0ULL;
+	for (int i = 0; i < 5; i++) {
+		uint64_t before = ns_now_raw();
+		uint64_t tsc = __cpc_rdtsc();
+		uint64_t after = ns_now_raw();
+		uint64_t err = (after - before) / 2 + 1;
+		if (err < r->err) {
+			r->err = err;
+			r->ns = before + (after - before) / 2;
+			r->tsc = tsc;
 		}
 	}
-	/*
-	 * Not rounded to whole MHz: TSCs run at rates such as 2596.1 MHz,
-	 * where rounding costs 40 ppm, more than this measurement's error.
-	 */
-	uint64_t khz = best ? best : 1;
+}
+
+/*
+ * Measures the TSC against CLOCK_MONOTONIC_RAW: kHz, and in *bound the
+ * relative error that the measurement guarantees.  The rate's error is at most the two readings' errors over the time
+ * between them; windows of 1, 2, 4, ... ms until that bound is under
+ * 100 ppm (a window of 1 ms natively, where the clock takes tens of ns,
+ * longer in an emulated guest), else the best bound of 32 ms in all.
+ */
+uint64_t __cpc_tsc_khz_measure(double *bound)
+{
+	uint64_t khz = 0;
+	double best_bound = 1e9;
+	for (uint64_t window = 1000000; window <= 16000000; window *= 2) {
+		struct tsc_reading a, b;
+		tsc_reading_take(&a);
+		while (ns_now_raw() - a.ns < window)
+			;
+		tsc_reading_take(&b);
+		uint64_t span = b.ns - a.ns;
+		double bound = (double)(a.err + b.err) / (double)span;
+		if (bound < best_bound) {
+			best_bound = bound;
+			/* Not rounded to whole MHz: 2596.1 MHz TSCs exist. */
+			khz = (uint64_t)((unsigned __int128)(b.tsc - a.tsc) *
+			    1000000u / span);
+		}
+		if (best_bound <= 100e-6)
+			break;
+	}
+	if (bound != NULL)
+		*bound = best_bound;
+	return khz != 0 ? khz : 1;
+}
+
+static uint64_t tsc_rate_measured(uint64_t *mult32)
+{
+	uint64_t khz = __cpc_tsc_khz_measure(NULL);
 	*mult32 = (khz << 32) / 1000000u;
 	return khz;
 }

@@ -30,10 +30,13 @@ static inline uint64_t __cpc_rdtsc(void)
 /*
  * TSC frequency in kHz, cached: the kernel's own rate from a perf user
  * page (cap_user_time) where perf may be opened, else measured once
- * against CLOCK_MONOTONIC_RAW (about 2 ms).  Async-signal-safe; call it
+ * against CLOCK_MONOTONIC_RAW (1 ms natively, up to 32 ms in an
+ * emulated guest).  Async-signal-safe; call it
  * outside measured regions.
  */
 uint64_t __cpc_tsc_khz(void);
+/* The TSC measured against CLOCK_MONOTONIC_RAW (kHz); *bound: its error. */
+uint64_t __cpc_tsc_khz_measure(double *bound);
 
 /*
  * Monotonic nanoseconds (gethrtime): CLOCK_MONOTONIC itself, which the

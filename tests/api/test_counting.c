@@ -311,25 +311,47 @@ START_TEST(tsc_and_hrt)
 {
 	cpc_event_t a, b;
 	bind_spec("pic0=task-clock,pic1=cpu-clock");
+	uint64_t outer0 = thread_cpu_ns();
 	sample(&a);
+	/* Each TSC reading between two gethrtime() readings. */
 	hrtime_t h0 = gethrtime();
 	uint64_t c0 = __builtin_ia32_rdtsc();
+	hrtime_t h0b = gethrtime();
 	uint64_t t0 = thread_cpu_ns();
 	burn_cpu_ns(100000000);
 	uint64_t t1 = thread_cpu_ns();
+	hrtime_t h1a = gethrtime();
 	uint64_t c1 = __builtin_ia32_rdtsc();
 	hrtime_t h1 = gethrtime();
 	sample(&b);
+	uint64_t outer1 = thread_cpu_ns();
 	ck_assert(a.ce_hrt <= h0 && b.ce_hrt >= h1);
-	/* On-CPU ticks: the wall-clock TSC delta scaled by the CPU share. */
+	/*
+	 * ce_tsc counts on-CPU time in TSC ticks: the TSC's rate times the
+	 * thread's CPU time between the samples, which is no less than the
+	 * CPU time inside them and no more than the CPU time around them
+	 * (an emulated guest counts its host's preemptions as CPU time:
+	 * tens of ms under load).  The rate, from the TSC readings' brackets,
+	 * is known to (h0b - h0 + h1 - h1a) / span, plus 0.1% for
+	 * CLOCK_MONOTONIC's slewing; the two CPU clocks to the 5% of
+	 * sample_around_burn.
+	 */
+	double span = (double)(h1a - h0b);
+	double err = (double)(h0b - h0 + h1 - h1a) / span + 0.001;
+	double rate = (double)(c1 - c0) / ((double)(h1a + h1) / 2 -
+	    (double)(h0 + h0b) / 2);
 	double ticks = (double)(b.ce_tsc - a.ce_tsc);
-	double expect = (double)(c1 - c0) * (double)(t1 - t0) / (double)(h1 - h0);
-	ck_assert_msg(ticks > expect * 0.90 && ticks < expect * 1.10,
-	    "ce_tsc grew %.0f, expected about %.0f", ticks, expect);
+	double lo = rate * (1 - err) * (double)(t1 - t0) * 0.95;
+	double hi = rate * (1 + err) * (double)(outer1 - outer0) * 1.05;
+	ck_assert_msg(ticks > lo && ticks < hi,
+	    "ce_tsc grew %.0f, expected %.0f to %.0f (TSC %.4f/ns +- %.4f%%, "
+	    "CPU %llu ns inside, %llu around)", ticks, lo, hi, rate, err * 100,
+	    (unsigned long long)(t1 - t0),
+	    (unsigned long long)(outer1 - outer0));
 	/* A new bind starts ce_tsc from zero. */
 	ck_assert_int_eq(cpc_bind_event(&ev, 0), 0);
 	sample(&a);
-	ck_assert_uint_lt(a.ce_tsc, b.ce_tsc - (uint64_t)(expect / 2));
+	ck_assert_uint_lt(a.ce_tsc, b.ce_tsc - (uint64_t)(lo / 2));
 }
 END_TEST
 
