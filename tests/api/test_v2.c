@@ -706,6 +706,13 @@ START_TEST(per_cpu_counting)
 		if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
 			_exit(3);
 		cpc_t *h = cpc_open(CPC_VER_CURRENT);
+		/*
+		 * Refused already at the open where the kernel lets this
+		 * user count nothing (perf alone under perf_event_paranoid
+		 * 3: ENOSYS, with the cause in the message).
+		 */
+		if (h == NULL)
+			_exit(errno == ENOSYS ? 0 : 4);
 		cpc_set_t *s = cpc_set_create(h);
 		cpc_set_add_request(h, s, "cpu-clock", 0, CPC_COUNT_USER, 0, NULL);
 		int rc = cpc_bind_cpu(h, 0, s, 0);
