@@ -3,12 +3,18 @@
  * when rdpmc is not allowed or the event is not on a counter, counter
  * widths and sign extension, offsets, wrap, and retries while the
  * sequence lock changes; and the enabled time from the page and the TSC.
- * (No machine here has a PMU to do it for real;
- * the benchmark measures the real thing where one exists.)
+ * Then the perf backend's sample over several such pages
+ * (__cpc_perf_sample_pages): requests on a run of pages or looked up by
+ * slot, clocks, presets, and the fall back to read() when any page cannot
+ * answer.  (No machine here has a PMU to do it for real; the benchmark
+ * measures the real thing where one exists.)
  */
 #include <check.h>
 #include <string.h>
 
+/* The perf backend's sample through the pages, with a stand-in rdpmc. */
+#define CPC_SYNTHETIC_PAGES
+#include "perf_sample.h"
 #include "rdpmc.h"
 
 static struct perf_event_mmap_page page;
@@ -138,6 +144,155 @@ START_TEST(enabled_time_from_the_tsc)
 END_TEST
 
 
+/* ------------------------------------------- the backend's page sample */
+
+#define NPG 5
+static _Alignas(4096) unsigned char pages[NPG * PERF_PAGE];
+static uint64_t pmc[NPG];
+static int bump_page = -1;	/* rewrite this page during its next read */
+static int page_reads;
+unsigned char *(*__cpc_synth_pages)(unsigned nfd);
+cpc_rdpmc_fn __cpc_synth_rdpmc;
+
+static struct perf_event_mmap_page *pg_at(unsigned i)
+{
+	return (struct perf_event_mmap_page *)(pages + i * PERF_PAGE);
+}
+
+static uint64_t pages_rdpmc(uint32_t idx)
+{
+	page_reads++;
+	if (bump_page >= 0 && (uint32_t)bump_page == idx) {
+		bump_page = -1;
+		pg_at(idx)->lock += 2;	/* the kernel moved the counter */
+		pg_at(idx)->offset += 100000;
+	}
+	return pmc[idx];
+}
+
+static struct perf_lwp lwp;
+
+/* Page i: counter i (index i + 1), offset 1000 (i + 1), 48 bits. */
+static void pages_setup(void)
+{
+	memset(pages, 0, sizeof(pages));
+	memset(&lwp, 0, sizeof(lwp));
+	for (unsigned i = 0; i < NPG; i++) {
+		struct perf_event_mmap_page *pg = pg_at(i);
+		pg->lock = 4;
+		pg->index = i + 1;
+		pg->offset = 1000 * (int64_t)(i + 1);
+		pg->pmc_width = 48;
+		pg->cap_user_rdpmc = 1;
+		pg->cap_user_time = 1;
+		pmc[i] = 10 * (i + 1);
+	}
+	/* Enabled time 7000 whatever the TSC says (mult 0). */
+	pg_at(0)->time_enabled = 7000;
+	lwp.pages = pages;
+	lwp.time_base = 500;
+	lwp.first_page = PERF_NO_RUN;
+	bump_page = -1;
+	page_reads = 0;
+	__cpc_synth_rdpmc = pages_rdpmc;
+}
+
+/* n requests on pages first .. first + n - 1, presets 0, 1, 2, ... */
+static void run_of(unsigned first, unsigned n)
+{
+	lwp.nreqs = (uint8_t)n;
+	lwp.nfd = (uint8_t)(first + n);
+	lwp.first_page = (uint8_t)first;
+	for (unsigned i = 0; i < n; i++) {
+		lwp.slot[i] = (uint8_t)(first + i);
+		lwp.offset[i] = i;
+	}
+}
+
+START_TEST(run_of_pages)
+{
+	uint64_t vals[4], ontime = 0;
+	run_of(0, 4);
+	pmc[2] = (1ULL << 48) - 3;	/* negative in 48 bits */
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), 0);
+	ck_assert_uint_eq(vals[0], 0 + 1000 + 10);
+	ck_assert_uint_eq(vals[1], 1 + 2000 + 20);
+	ck_assert_uint_eq(vals[2], 2 + 3000 - 3);
+	ck_assert_uint_eq(vals[3], 3 + 4000 + 40);
+	ck_assert_uint_eq(ontime, 7000 - 500);
+	ck_assert_int_eq(page_reads, 4);
+	/* Fewer than all requests: only those pages. */
+	page_reads = 0;
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 2, &ontime), 0);
+	ck_assert_int_eq(page_reads, 2);
+	/* Behind a leader of its own (page 0 not a request's). */
+	pg_at(0)->index = 0;
+	run_of(1, 4);
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), 0);
+	ck_assert_uint_eq(vals[0], 0 + 2000 + 20);
+	ck_assert_uint_eq(vals[3], 3 + 5000 + 50);
+}
+END_TEST
+
+START_TEST(run_falls_back_mid_way)
+{
+	uint64_t vals[4] = { 0 }, ontime = 77;
+	run_of(0, 4);
+	pg_at(2)->index = 0;	/* the third event is not on a counter */
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), -1);
+	ck_assert_int_eq(page_reads, 2);
+	pg_at(2)->index = 3;
+	pg_at(3)->cap_user_rdpmc = 0;	/* rdpmc not allowed there now */
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), -1);
+	pg_at(3)->cap_user_rdpmc = 1;
+	pg_at(0)->cap_user_time = 0;	/* no user time: read() too */
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), -1);
+	pg_at(0)->cap_user_time = 1;
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), 0);
+	ck_assert_uint_eq(vals[3], 3 + 4000 + 40);
+}
+END_TEST
+
+START_TEST(run_retries_a_changed_page)
+{
+	uint64_t vals[4], ontime;
+	run_of(0, 4);
+	bump_page = 2;
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), 0);
+	ck_assert_int_eq(page_reads, 5);	/* page 2 read twice */
+	ck_assert_uint_eq(vals[2], 2 + 3000 + 100000 + 30);
+	ck_assert_uint_eq(vals[1], 1 + 2000 + 20);
+	ck_assert_uint_eq(vals[3], 3 + 4000 + 40);
+}
+END_TEST
+
+START_TEST(slots_and_clocks)
+{
+	uint64_t vals[4], ontime;
+	/* Requests: page 3, the clock, page 1, page 2 (no run). */
+	lwp.nreqs = 4;
+	lwp.nfd = 4;
+	lwp.slot[0] = 3;
+	lwp.slot[1] = PERF_SLOT_CLOCK;
+	lwp.slot[2] = 1;
+	lwp.slot[3] = 2;
+	for (unsigned i = 0; i < 4; i++)
+		lwp.offset[i] = 100 * i;
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), 0);
+	ck_assert_uint_eq(vals[0], 4000 + 40);
+	ck_assert_uint_eq(vals[1], 100 + 7000 - 500);
+	ck_assert_uint_eq(vals[2], 200 + 2000 + 20);
+	ck_assert_uint_eq(vals[3], 300 + 3000 + 30);
+	ck_assert_uint_eq(ontime, 6500);
+	ck_assert_int_eq(page_reads, 3);
+	bump_page = 1;
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), 0);
+	ck_assert_uint_eq(vals[2], 200 + 2000 + 100000 + 20);
+	pg_at(1)->index = 0;
+	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rdpmc");
@@ -148,6 +303,13 @@ int main(void)
 	tcase_add_test(tc, retries_while_the_page_changes);
 	tcase_add_test(tc, enabled_time_from_the_tsc);
 	suite_add_tcase(s, tc);
+	TCase *tp = tcase_create("sample");
+	tcase_add_checked_fixture(tp, pages_setup, NULL);
+	tcase_add_test(tp, run_of_pages);
+	tcase_add_test(tp, run_falls_back_mid_way);
+	tcase_add_test(tp, run_retries_a_changed_page);
+	tcase_add_test(tp, slots_and_clocks);
+	suite_add_tcase(s, tp);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
