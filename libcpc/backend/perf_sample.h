@@ -103,10 +103,11 @@ static __attribute__((noinline, unused)) int __cpc_perf_sample_pages(
 		const unsigned char *page =
 		    p->pages + (size_t)p->first_page * PERF_PAGE;
 		for (unsigned i = 0; i < n; i++, page += PERF_PAGE) {
+			uint64_t count;
 			if (__cpc_rdpmc_read((const volatile void *)page,
-				PERF_RDPMC_FN, &v) != 0)
+				PERF_RDPMC_FN, &count) != 0)
 				return -1;
-			vals[i] = p->offset[i] + v;
+			vals[i] = p->offset[i] + count;
 		}
 		return 0;
 	}
