@@ -16,22 +16,22 @@
 #define CPC_SYNTHETIC_PAGES
 #include "perf_sample.h"
 #include "rdpmc.h"
+#include "torn_page.h"
 
 static struct perf_event_mmap_page page;
 static uint64_t fake_value;
 static uint32_t last_idx;
-static int changes_left;	/* bump the lock during this many reads */
-static int reads;
+/* Torn reads of the counter move the page's offset on by 1000. */
+static struct torn_page counter = { &page.lock, (__u64 *)&page.offset,
+	1000, 0, 0 };
+/* Torn reads of the TSC move the page's enabled time on by 500. */
+static struct torn_page enabled = { &page.lock, &page.time_enabled, 500,
+	0, 0 };
 
 static uint64_t fake_rdpmc(uint32_t idx)
 {
 	last_idx = idx;
-	reads++;
-	if (changes_left > 0) {
-		changes_left--;
-		page.lock += 2;		/* the kernel rewrote the page */
-		page.offset += 1000;
-	}
+	torn_page_read(&counter);
 	return fake_value;
 }
 
@@ -43,8 +43,8 @@ static void setup(void)
 	page.pmc_width = 48;
 	page.lock = 10;
 	fake_value = 0;
-	changes_left = 0;
-	reads = 0;
+	torn_page_reset(&counter);
+	torn_page_reset(&enabled);
 }
 
 START_TEST(falls_back_without_rdpmc)
@@ -56,7 +56,7 @@ START_TEST(falls_back_without_rdpmc)
 	page.cap_user_rdpmc = 1;
 	page.index = 0;	/* not scheduled on a counter */
 	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), -1);
-	ck_assert_int_eq(reads, 0);
+	ck_assert_int_eq(counter.reads, 0);
 }
 END_TEST
 
@@ -102,23 +102,18 @@ START_TEST(retries_while_the_page_changes)
 	uint64_t v;
 	page.offset = 0;
 	fake_value = 7;
-	changes_left = 3;
+	counter.writes = 3;
 	ck_assert_int_eq(__cpc_rdpmc_read(&page, fake_rdpmc, &v), 0);
-	ck_assert_int_eq(reads, 4);	/* three torn reads, then a clean one */
+	ck_assert_int_eq(counter.reads, 4);	/* three torn, then a clean one */
 	ck_assert_uint_eq(v, 3000 + 7);	/* the offset of the final page */
 }
 END_TEST
 
 static uint64_t fake_tsc_value;
-static int tsc_changes_left;
 
 static uint64_t fake_tsc(void)
 {
-	if (tsc_changes_left > 0) {
-		tsc_changes_left--;
-		page.lock += 2;
-		page.time_enabled += 500;
-	}
+	torn_page_read(&enabled);
 	return fake_tsc_value;
 }
 
@@ -137,7 +132,7 @@ START_TEST(enabled_time_from_the_tsc)
 	ck_assert_int_eq(__cpc_rdpmc_time_enabled(&page, fake_tsc, &t), 0);
 	ck_assert_uint_eq(t, 1000 - 400 + 1501);
 	/* Retried while the kernel rewrites the page. */
-	tsc_changes_left = 2;
+	enabled.writes = 2;
 	ck_assert_int_eq(__cpc_rdpmc_time_enabled(&page, fake_tsc, &t), 0);
 	ck_assert_uint_eq(t, 2000 - 400 + 1501);
 }
@@ -149,8 +144,8 @@ END_TEST
 #define NPG 5
 static _Alignas(4096) unsigned char pages[NPG * PERF_PAGE];
 static uint64_t pmc[NPG];
-static int bump_page = -1;	/* rewrite this page during its next read */
-static int page_reads;
+/* Torn reads of counter i move page i's offset on by 100000. */
+static struct torn_page counters[NPG];
 unsigned char *(*__cpc_synth_pages)(unsigned nfd);
 cpc_rdpmc_fn __cpc_synth_rdpmc;
 
@@ -161,13 +156,23 @@ static struct perf_event_mmap_page *pg_at(unsigned i)
 
 static uint64_t pages_rdpmc(uint32_t idx)
 {
-	page_reads++;
-	if (bump_page >= 0 && (uint32_t)bump_page == idx) {
-		bump_page = -1;
-		pg_at(idx)->lock += 2;	/* the kernel moved the counter */
-		pg_at(idx)->offset += 100000;
-	}
+	torn_page_read(&counters[idx]);
 	return pmc[idx];
+}
+
+/* Reads of every page's counter so far. */
+static int page_reads(void)
+{
+	int n = 0;
+	for (unsigned i = 0; i < NPG; i++)
+		n += counters[i].reads;
+	return n;
+}
+
+static void reset_page_reads(void)
+{
+	for (unsigned i = 0; i < NPG; i++)
+		counters[i].reads = 0;
 }
 
 static struct perf_lwp lwp;
@@ -186,14 +191,14 @@ static void pages_setup(void)
 		pg->cap_user_rdpmc = 1;
 		pg->cap_user_time = 1;
 		pmc[i] = 10 * (i + 1);
+		counters[i] = (struct torn_page){ &pg->lock,
+			(__u64 *)&pg->offset, 100000, 0, 0 };
 	}
 	/* Enabled time 7000 whatever the TSC says (mult 0). */
 	pg_at(0)->time_enabled = 7000;
 	lwp.pages = pages;
 	lwp.time_base = 500;
 	lwp.first_page = PERF_NO_RUN;
-	bump_page = -1;
-	page_reads = 0;
 	__cpc_synth_rdpmc = pages_rdpmc;
 }
 
@@ -220,11 +225,11 @@ START_TEST(run_of_pages)
 	ck_assert_uint_eq(vals[2], 2 + 3000 - 3);
 	ck_assert_uint_eq(vals[3], 3 + 4000 + 40);
 	ck_assert_uint_eq(ontime, 7000 - 500);
-	ck_assert_int_eq(page_reads, 4);
+	ck_assert_int_eq(page_reads(), 4);
 	/* Fewer than all requests: only those pages. */
-	page_reads = 0;
+	reset_page_reads();
 	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 2, &ontime), 0);
-	ck_assert_int_eq(page_reads, 2);
+	ck_assert_int_eq(page_reads(), 2);
 	/* Behind a leader of its own (page 0 not a request's). */
 	pg_at(0)->index = 0;
 	run_of(1, 4);
@@ -240,7 +245,7 @@ START_TEST(run_falls_back_mid_way)
 	run_of(0, 4);
 	pg_at(2)->index = 0;	/* the third event is not on a counter */
 	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), -1);
-	ck_assert_int_eq(page_reads, 2);
+	ck_assert_int_eq(page_reads(), 2);
 	pg_at(2)->index = 3;
 	pg_at(3)->cap_user_rdpmc = 0;	/* rdpmc not allowed there now */
 	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), -1);
@@ -257,9 +262,9 @@ START_TEST(run_retries_a_changed_page)
 {
 	uint64_t vals[4], ontime;
 	run_of(0, 4);
-	bump_page = 2;
+	counters[2].writes = 1;
 	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), 0);
-	ck_assert_int_eq(page_reads, 5);	/* page 2 read twice */
+	ck_assert_int_eq(page_reads(), 5);	/* page 2 read twice */
 	ck_assert_uint_eq(vals[2], 2 + 3000 + 100000 + 30);
 	ck_assert_uint_eq(vals[1], 1 + 2000 + 20);
 	ck_assert_uint_eq(vals[3], 3 + 4000 + 40);
@@ -284,8 +289,8 @@ START_TEST(slots_and_clocks)
 	ck_assert_uint_eq(vals[2], 200 + 2000 + 20);
 	ck_assert_uint_eq(vals[3], 300 + 3000 + 30);
 	ck_assert_uint_eq(ontime, 6500);
-	ck_assert_int_eq(page_reads, 3);
-	bump_page = 1;
+	ck_assert_int_eq(page_reads(), 3);
+	counters[1].writes = 1;
 	ck_assert_int_eq(__cpc_perf_sample_pages(&lwp, vals, 4, &ontime), 0);
 	ck_assert_uint_eq(vals[2], 200 + 2000 + 100000 + 20);
 	pg_at(1)->index = 0;
