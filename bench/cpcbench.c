@@ -459,12 +459,13 @@ static void *nothing(void *arg)
 	return arg;
 }
 
-static double create_join_ns(int n)
+/* ns per pthread_create + pthread_join of a thread running start. */
+static double create_join_ns(void *(*start)(void *), int n)
 {
 	double t0 = bench_now_ns();
 	for (int i = 0; i < n; i++) {
 		pthread_t t;
-		pthread_create(&t, NULL, nothing, NULL);
+		pthread_create(&t, NULL, start, NULL);
 		pthread_join(t, NULL);
 	}
 	return (bench_now_ns() - t0) / n;
@@ -483,17 +484,6 @@ static void *raw_counted(void *arg)
 		abort();
 	raw_group_close(&g);
 	return arg;
-}
-
-static double create_join_raw_ns(int n)
-{
-	double t0 = bench_now_ns();
-	for (int i = 0; i < n; i++) {
-		pthread_t t;
-		pthread_create(&t, NULL, raw_counted, NULL);
-		pthread_join(t, NULL);
-	}
-	return (bench_now_ns() - t0) / n;
 }
 
 static int raw_inherit_open(uint64_t config)
@@ -530,13 +520,13 @@ static void bench_inherit(void)
 	cpc_event_t ev;
 	cpc_strtoevent(cpc_getcpuver(), "page-faults,context-switches", &ev);
 	for (int r = 0; r < reps; r++) {
-		without[r] = create_join_ns(n);
+		without[r] = create_join_ns(nothing, n);
 		cpc_bind_event(&ev, CPC_BIND_LWP_INHERIT);
-		with[r] = create_join_ns(n);
+		with[r] = create_join_ns(nothing, n);
 		cpc_rele();
 		int agg[2] = { raw_inherit_open(sw_events[0]),
 			raw_inherit_open(sw_events[1]) };
-		raw[r] = create_join_raw_ns(n);
+		raw[r] = create_join_ns(raw_counted, n);
 		close(agg[0]);
 		close(agg[1]);
 	}

@@ -40,6 +40,7 @@ __attribute__((noinline)) static uint64_t fake_rdpmc(uint32_t idx)
 
 static unsigned char *pages;	/* the last pages handed to the library */
 static unsigned npages;
+static uint64_t tsc_before_fill;	/* the TSC before make_pages */
 
 static void fill_page(volatile struct perf_event_mmap_page *pg, unsigned i)
 {
@@ -65,6 +66,7 @@ static unsigned char *make_pages(unsigned nfd)
 	    PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		abort();
+	tsc_before_fill = __builtin_ia32_rdtsc();
 	for (unsigned i = 0; i < nfd; i++)
 		fill_page((volatile void *)(p + (size_t)i * PAGE), i);
 	pages = p;
@@ -196,6 +198,51 @@ static void check_reads_pages(struct bound *b, unsigned n)
 	pmc[0] = 100;
 }
 
+/*
+ * A set with a clock request is not one run of pages: the clock's value
+ * is the enabled time of the leader's page (5000 ns when filled, then one
+ * ns per TSC tick), the other request its own page's count.
+ */
+static void check_clock_set(void)
+{
+	cpc_set_t *set = cpc_set_create(cpc);
+	if (cpc_set_add_request(cpc, set, "page-faults", 0, CPC_COUNT_USER,
+		0, NULL) < 0 ||
+	    cpc_set_add_request(cpc, set, "task-clock", 0, CPC_COUNT_USER, 0,
+		NULL) < 0) {
+		fprintf(stderr, "synthbench: cannot add task-clock\n");
+		exit(1);
+	}
+	cpc_buf_t *buf = cpc_buf_create(cpc, set);
+	if (buf == NULL || cpc_bind_curlwp(cpc, set, 0) != 0) {
+		perror("synthbench: cpc_bind_curlwp (task-clock)");
+		exit(1);
+	}
+	if (pages == NULL || npages != 1) {
+		fprintf(stderr, "synthbench: task-clock is a group member\n");
+		exit(1);
+	}
+	pmc[0] = 100;
+	if (cpc_set_sample(cpc, set, buf) != 0)
+		abort();
+	uint64_t after = __builtin_ia32_rdtsc();
+	uint64_t count, clock;
+	cpc_buf_get(cpc, buf, 0, &count);
+	cpc_buf_get(cpc, buf, 1, &clock);
+	if (count != 1100 || clock < 5000 ||
+	    clock - 5000 > after - tsc_before_fill) {
+		fprintf(stderr,
+		    "synthbench: page-faults and task-clock read %llu and "
+		    "%llu, not 1100 and 5000 + at most %llu\n",
+		    (unsigned long long)count, (unsigned long long)clock,
+		    (unsigned long long)(after - tsc_before_fill));
+		exit(1);
+	}
+	cpc_unbind(cpc, set);
+	cpc_buf_destroy(cpc, buf);
+	cpc_set_destroy(cpc, set);
+}
+
 static void bench_v2(unsigned n)
 {
 	char ours[48], bare[48], bareclk[48];
@@ -285,6 +332,7 @@ int main(int argc, char **argv)
 	__cpc_synth_rdpmc = fake_rdpmc;
 	__cpc_synth_pages = make_pages;
 	printf("synthbench: synthetic perf user pages, rdpmc stand-in\n");
+	check_clock_set();
 	for (unsigned n = 1; n <= 4; n *= 2)
 		bench_v2(n);
 	bench_v1();

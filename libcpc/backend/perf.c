@@ -305,6 +305,11 @@ static int open_set(struct perf_lwp *p, const struct cpc_reqset *set,
 			return fd;
 		}
 	}
+	p->first_page = p->slot[0];
+	for (unsigned i = 0; i < p->nreqs; i++)
+		if (p->slot[i] == PERF_SLOT_CLOCK ||
+		    p->slot[i] != p->slot[0] + i)
+			p->first_page = PERF_NO_RUN;
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 
 /* Where request i's value comes from. */
 #define PERF_SLOT_CLOCK 0xff	/* the group's time_enabled */
+#define PERF_NO_RUN 0xff	/* first_page: requests not one run of pages */
 
 struct perf_lwp {
 	uint8_t nfd;		/* fd[0] leads the group; then members */
@@ -34,6 +35,9 @@ struct perf_lwp {
 	int fd[CPC_MAX_REQS + 1];
 	int notify[CPC_MAX_REQS];
 	uint8_t notify_req[CPC_MAX_REQS];	/* request of notify[i] */
+	/* PERF_NO_RUN, or request i reads page first_page + i (every
+	 * request, no clock): the pages' sample needs no slot look-up. */
+	uint8_t first_page;
 	/* value = offset + raw count; the offset is the preset at bind and
 	 * preset minus the raw count at a rearm (perf_rearm). */
 	uint64_t offset[CPC_MAX_REQS];
@@ -87,15 +91,29 @@ static __attribute__((noinline, unused)) int __cpc_perf_sample_pages(
     uint64_t *ontime_ns)
 {
 	const volatile struct perf_event_mmap_page *pg;
-	uint64_t enabled;
+	uint64_t enabled, v;
 
 	pg = (const volatile void *)p->pages;
 	if (__cpc_rdpmc_time_enabled(pg, __cpc_perf_read_tsc, &enabled) != 0)
 		return -1;
 	uint64_t ontime = enabled - p->time_base;
+	*ontime_ns = ontime;
+	if (p->first_page != PERF_NO_RUN) {
+		/* The usual set: request i on page first_page + i. */
+		const unsigned char *page =
+		    p->pages + (size_t)p->first_page * PERF_PAGE;
+		for (unsigned i = 0; i < n; i++, page += PERF_PAGE) {
+			uint64_t count;
+			if (__cpc_rdpmc_read((const volatile void *)page,
+				PERF_RDPMC_FN, &count) != 0)
+				return -1;
+			vals[i] = p->offset[i] + count;
+		}
+		return 0;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		unsigned s = p->slot[i];
-		uint64_t v = ontime;
+		v = ontime;
 		if (s != PERF_SLOT_CLOCK) {
 			pg = (const volatile void *)(p->pages +
 			    (size_t)s * PERF_PAGE);
@@ -104,7 +122,6 @@ static __attribute__((noinline, unused)) int __cpc_perf_sample_pages(
 		}
 		vals[i] = p->offset[i] + v;
 	}
-	*ontime_ns = ontime;
 	return 0;
 }
 

@@ -12,6 +12,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+/* cap_user_rdpmc in the page's capabilities word (bit 2, after cap_bit0
+ * and cap_bit0_is_deprecated): one test of the word, not of a bit-field. */
+#define CPC_CAP_USER_RDPMC ((uint64_t)1 << 2)
+
 /* Reads hardware counter idx (the page's index - 1). */
 typedef uint64_t (*cpc_rdpmc_fn)(uint32_t idx);
 
@@ -24,12 +28,29 @@ static inline uint64_t __cpc_rdpmc_insn(uint32_t idx)
 }
 
 /*
+ * Sign-extends the low width bits of pmc to 64 bits; a width of 0 or of
+ * 64 and more leaves pmc as it is.
+ */
+static inline uint64_t __cpc_pmc_extend(uint64_t pmc, unsigned width)
+{
+	if (width - 1u < 63u) {
+		unsigned shift = (0u - width) & 63u;	/* 64 - width */
+		pmc = (uint64_t)((int64_t)(pmc << shift) >> shift);
+	}
+	return pmc;
+}
+
+/*
  * Reads the count of the event whose user page is pg: offset plus the
  * sign-extended pmc_width-bit counter, retried while the kernel changes
  * the page.  Returns 0, or -1 when user-space reading is not possible now
  * (rdpmc not allowed, or the event is not on a counter: index 0); the
  * caller then falls back to read().  Async-signal-safe.  Inline, so that
  * the sample path has no call but rdpmc's (none with the instruction).
+ *
+ * The offset and the width are read after the counter, still under the
+ * lock: with a stand-in function for rdpmc (CPC_SYNTHETIC_PAGES, tests)
+ * nothing but the page and the lock's value has to live across the call.
  */
 static inline int __cpc_rdpmc_read(
     const volatile struct perf_event_mmap_page *pg, cpc_rdpmc_fn rdpmc,
@@ -43,17 +64,12 @@ static inline int __cpc_rdpmc_read(
 		atomic_signal_fence(memory_order_acquire);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		idx = pg->index;
-		if (!pg->cap_user_rdpmc || idx == 0)
+		uint64_t caps = pg->capabilities;
+		if (__builtin_expect(!(caps & CPC_CAP_USER_RDPMC) || idx == 0, 0))
 			return -1;
-		int64_t offset = pg->offset;
-		uint16_t width = pg->pmc_width;
 		uint64_t pmc = rdpmc(idx - 1);
-		if (width > 0 && width < 64) {
-			/* Sign-extend the counter's width to 64 bits. */
-			int shift = 64 - width;
-			pmc = (uint64_t)((int64_t)(pmc << shift) >> shift);
-		}
-		value = (uint64_t)offset + pmc;
+		value = (uint64_t)pg->offset +
+		    __cpc_pmc_extend(pmc, pg->pmc_width);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	} while (pg->lock != seq);
 	*count = value;

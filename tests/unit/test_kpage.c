@@ -10,20 +10,16 @@
 #include <string.h>
 
 #include "kpage.h"
+#include "torn_page.h"
 
 static struct cpc_kpage page;
 static uint64_t fake_tsc_value;
-static int changes_left;	/* rewrite the page during this many reads */
-static int reads;
+/* Torn reads of the TSC: the module moved request 0 on by 1000. */
+static struct torn_page tsc = { &page.seq, &page.vals[0], 1000, 0, 0 };
 
 static uint64_t fake_tsc(void)
 {
-	reads++;
-	if (changes_left > 0) {
-		changes_left--;
-		page.seq += 2;		/* the module rewrote the page */
-		page.vals[0] += 1000;
-	}
+	torn_page_read(&tsc);
 	return fake_tsc_value;
 }
 
@@ -43,8 +39,7 @@ static void setup(void)
 	page.time_shift = 32;
 	page.time_tsc = 1000000;
 	fake_tsc_value = 1000000;
-	changes_left = 0;
-	reads = 0;
+	torn_page_reset(&tsc);
 }
 
 START_TEST(falls_back_without_time_base)
@@ -57,7 +52,7 @@ START_TEST(falls_back_without_time_base)
 	page.time_flags = CPC_KPAGE_TIME;
 	page.nreqs = 2;		/* unbound or rebound with fewer requests */
 	ck_assert_int_eq(__cpc_kpage_read(&page, fake_tsc, v, 3, &t), -1);
-	ck_assert_int_eq(reads, 0);
+	ck_assert_int_eq(tsc.reads, 0);
 }
 END_TEST
 
@@ -108,9 +103,9 @@ END_TEST
 START_TEST(retries_while_the_page_changes)
 {
 	uint64_t v[3], t;
-	changes_left = 2;
+	tsc.writes = 2;
 	ck_assert_int_eq(__cpc_kpage_read(&page, fake_tsc, v, 3, &t), 0);
-	ck_assert_int_eq(reads, 3);
+	ck_assert_int_eq(tsc.reads, 3);
 	ck_assert_uint_eq(v[0], 3000);	/* the third version of the page */
 	ck_assert_uint_eq(page.seq, 14);
 }
