@@ -15,6 +15,8 @@ int captured_count(void);
 
 /* CPU time of the calling thread, in nanoseconds. */
 uint64_t thread_cpu_ns(void);
+/* CLOCK_MONOTONIC, in nanoseconds. */
+uint64_t mono_ns(void);
 /* Spins on the CPU for about ns nanoseconds of thread CPU time. */
 void burn_cpu_ns(uint64_t ns);
 /* Touches npages fresh anonymous pages (each faults once); unmaps them. */

@@ -49,7 +49,7 @@ struct work {
 	int bound_at_start;	/* cpc_take_sample worked before any work */
 	cpc_event_t first, last;
 	uint64_t cpu_ns;	/* its CPU time between the samples */
-	uint64_t outer_ns;	/* its CPU time around the samples */
+	uint64_t wall_ns;	/* the wall time around the samples */
 	int nested;		/* create one more inheriting thread */
 	struct work *child;
 };
@@ -57,7 +57,7 @@ struct work {
 static void *worker(void *arg)
 {
 	struct work *w = arg;
-	uint64_t outer0 = thread_cpu_ns();
+	uint64_t wall0 = mono_ns();
 	w->bound_at_start = cpc_take_sample(&w->first) == 0;
 	uint64_t t0 = thread_cpu_ns();
 	burn_cpu_ns(w->burn_ns);
@@ -65,7 +65,7 @@ static void *worker(void *arg)
 	w->cpu_ns = thread_cpu_ns() - t0;
 	if (w->bound_at_start && cpc_take_sample(&w->last) != 0)
 		w->bound_at_start = 0;
-	w->outer_ns = thread_cpu_ns() - outer0;
+	w->wall_ns = mono_ns() - wall0;
 	if (w->nested && w->child != NULL) {
 		pthread_t t;
 		pthread_create(&t, NULL, worker, w->child);
@@ -108,16 +108,18 @@ START_TEST(each_lwp_counts_itself_from_zero)
 		ck_assert_uint_lt(w[i].first.ce_pic[1], 200);
 		/*
 		 * Its task-clock between the samples: no less than its CPU
-		 * time inside them, no more than around them (a guest counts
-		 * its host's preemptions as CPU time), 5% for the clocks.
+		 * time inside them (5% for the clocks' granularity), no more
+		 * than the wall time around them.  (Not its CPU time around
+		 * them: in a loaded qemu guest, the perf backend's task-clock
+		 * of a new thread was seen 4.5 ms, about one tick, above it:
+		 * 21.8 ms against 17.3 ms.)
 		 */
 		uint64_t busy = w[i].last.ce_pic[0] - w[i].first.ce_pic[0];
-		ck_assert_msg(busy > w[i].cpu_ns * 0.95 &&
-			busy < w[i].outer_ns * 1.05,
-		    "thread %d: task-clock %llu vs CPU time %llu (%llu around "
-		    "the samples)", i, (unsigned long long)busy,
-		    (unsigned long long)w[i].cpu_ns,
-		    (unsigned long long)w[i].outer_ns);
+		ck_assert_msg(busy > w[i].cpu_ns * 0.95 && busy <= w[i].wall_ns,
+		    "thread %d: task-clock %llu vs CPU time %llu (%llu ns of "
+		    "wall time around the samples)", i,
+		    (unsigned long long)busy, (unsigned long long)w[i].cpu_ns,
+		    (unsigned long long)w[i].wall_ns);
 		uint64_t faults = w[i].last.ce_pic[1] - w[i].first.ce_pic[1];
 		ck_assert_msg(faults >= w[i].pages && faults < w[i].pages + 200,
 		    "thread %d: %llu faults for %zu pages", i,
