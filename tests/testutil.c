@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +56,14 @@ uint64_t thread_cpu_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t thread_switches(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
 static volatile uint64_t burn_sink;

@@ -15,6 +15,11 @@ int captured_count(void);
 
 /* CPU time of the calling thread, in nanoseconds. */
 uint64_t thread_cpu_ns(void);
+/*
+ * Times the calling thread has left its processor so far (voluntary and
+ * involuntary context switches, getrusage(RUSAGE_THREAD)).
+ */
+uint64_t thread_switches(void);
 /* Spins on the CPU for about ns nanoseconds of thread CPU time. */
 void burn_cpu_ns(uint64_t ns);
 /* Touches npages fresh anonymous pages (each faults once); unmaps them. */
