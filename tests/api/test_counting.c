@@ -106,7 +106,7 @@ static void sample_around_burn(cpc_event_t *a, cpc_event_t *b, int npic)
 		for (int i = 0; i < npic; i++) {
 			double counted = (double)(b->ce_pic[i] - a->ce_pic[i]);
 			in_bounds = in_bounds && counted > (t1 - t0) * 0.95 &&
-			    counted < (outer1 - outer0) * 1.05;
+				    counted < (outer1 - outer0) * 1.05;
 		}
 	} while (!in_bounds && switched && ++tries < 10);
 	double inner = (double)(t1 - t0), outer = (double)(outer1 - outer0);
@@ -114,8 +114,9 @@ static void sample_around_burn(cpc_event_t *a, cpc_event_t *b, int npic)
 		double counted = (double)(b->ce_pic[i] - a->ce_pic[i]);
 		ck_assert_msg(counted > inner * 0.95 && counted < outer * 1.05,
 		    "pic%d: task-clock %.0f ns vs thread CPU time %.0f ns "
-		    "(%.0f ns around the samples; %s)", i, counted, inner,
-		    outer, switched ? "switched out" : "never switched out");
+		    "(%.0f ns around the samples; %s)",
+		    i, counted, inner, outer,
+		    switched ? "switched out" : "never switched out");
 	}
 }
 
@@ -365,8 +366,8 @@ START_TEST(tsc_and_hrt)
 		 */
 		double span = (double)(h1a - h0b);
 		err = (double)(h0b - h0 + h1 - h1a) / span + 0.001;
-		rate = (double)(c1 - c0) / ((double)(h1a + h1) / 2 -
-		    (double)(h0 + h0b) / 2);
+		rate = (double)(c1 - c0) /
+		       ((double)(h1a + h1) / 2 - (double)(h0 + h0b) / 2);
 		ticks = (double)(b.ce_tsc - a.ce_tsc);
 		lo = rate * (1 - err) * (double)(t1 - t0) * 0.95;
 		hi = rate * (1 + err) * (double)(outer1 - outer0) * 1.05;

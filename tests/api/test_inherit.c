@@ -78,7 +78,7 @@ struct work {
 
 static pthread_mutex_t timed_turn = PTHREAD_MUTEX_INITIALIZER;
 
-/* The task-clock (pic0) bounds of the worker's last stretch, 5% for the clocks. */
+/* pic0's task-clock in bounds in the last stretch (5% for the clocks). */
 static int within_bounds(const struct work *w)
 {
 	uint64_t busy = w->last.ce_pic[0] - w->first.ce_pic[0];
@@ -119,7 +119,7 @@ static void *worker(void *arg)
 			break;
 		}
 	} while (w->timed && w->switched && !within_bounds(w) &&
-	    w->tries < TIMED_TRIES);
+		 w->tries < TIMED_TRIES);
 	if (w->nested && w->child != NULL) {
 		pthread_t t;
 		pthread_create(&t, NULL, worker, w->child);
@@ -170,7 +170,8 @@ START_TEST(each_lwp_counts_itself_from_zero)
 		uint64_t busy = w[i].last.ce_pic[0] - w[i].first.ce_pic[0];
 		ck_assert_msg(within_bounds(&w[i]),
 		    "thread %d: task-clock %llu vs CPU time %llu (%llu around "
-		    "the samples), %s, try %d", i, (unsigned long long)busy,
+		    "the samples), %s, try %d",
+		    i, (unsigned long long)busy,
 		    (unsigned long long)w[i].cpu_ns,
 		    (unsigned long long)w[i].outer_ns,
 		    w[i].switched ? "switched out" : "never switched out",
@@ -246,7 +247,7 @@ START_TEST(aggregate_is_the_sum)
 	 * again.
 	 */
 	ck_assert_msg(group.ce_pic[1] + bound.ce_pic[1] >= sum1 &&
-		group.ce_pic[1] <= sum1 + 300,
+			  group.ce_pic[1] <= sum1 + 300,
 	    "aggregate faults %llu, sum %llu",
 	    (unsigned long long)group.ce_pic[1], (unsigned long long)sum1);
 	/*
@@ -259,11 +260,12 @@ START_TEST(aggregate_is_the_sum)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	ck_assert_int_gt(ncpu, 0);
 	ck_assert_msg(group.ce_pic[0] + bound.ce_pic[0] >= sum0 &&
-		group.ce_pic[0] <= (double)wall * (double)ncpu * 1.05,
+			  group.ce_pic[0] <= (double)wall * (double)ncpu * 1.05,
 	    "aggregate task-clock %llu, sum %llu (%llu at the binding), "
-	    "%ld processors for %llu ns", (unsigned long long)group.ce_pic[0],
-	    (unsigned long long)sum0, (unsigned long long)bound.ce_pic[0],
-	    ncpu, (unsigned long long)wall);
+	    "%ld processors for %llu ns",
+	    (unsigned long long)group.ce_pic[0], (unsigned long long)sum0,
+	    (unsigned long long)bound.ce_pic[0], ncpu,
+	    (unsigned long long)wall);
 	ck_assert_uint_ge(group.ce_tsc, self.ce_tsc);
 	ck_assert_uint_eq(group.ce_pes[0], self.ce_pes[0]);
 

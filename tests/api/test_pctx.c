@@ -741,7 +741,7 @@ END_TEST
 /* Version 1: bind, sample, invalidate, rebind, release. */
 static cpc_event_t v1_event;
 static int v1_samples_ok;
-static uint64_t v1_wall0;	/* CLOCK_MONOTONIC before the target started */
+static uint64_t v1_wall0; /* CLOCK_MONOTONIC before the target started */
 
 static int v1_init(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {

@@ -204,7 +204,7 @@ START_TEST(counting_and_buffers)
 		ck_assert_int_eq(cpc_buf_get(cpc, d, 0, &v0), 0);
 		ck_assert_int_eq(cpc_buf_get(cpc, d, 1, &v1), 0);
 	} while (!(v0 > (t1 - t0) * 0.95 && v0 < (outer1 - outer0) * 1.05) &&
-	    switched && ++tries < 10);
+		 switched && ++tries < 10);
 	/*
 	 * Between the CPU time inside the samples and around them, while
 	 * the thread stays on its processor (measured again otherwise, as

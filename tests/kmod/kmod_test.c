@@ -549,8 +549,9 @@ static void test_self_read(void)
 		      tbefore, tafter);
 	else
 		check(tbefore >= 0 && tafter == tbefore,
-		      "self_time_reads %ld -> %ld: the on-CPU time through "
-		      "perf on this kernel", tbefore, tafter);
+		    "self_time_reads %ld -> %ld: the on-CPU time through "
+		    "perf on this kernel",
+		    tbefore, tafter);
 	check(d > (t1 - t0) * 0.9 && d < (t1 - t0) * 1.1,
 	      "task-clock read that way: +%llu ns within 10%% of the thread's "
 	      "CPU time %llu ns", (unsigned long long)d,
@@ -638,8 +639,8 @@ static void *switch_worker(void *arg)
 {
 	struct switch_worker *w = arg;
 	struct cpc_kreq r[2] = {
-		TASK_CLOCK(CPC_KREQ_USER, 0),
-		PAGE_FAULTS(CPC_KREQ_USER, 0),
+	    TASK_CLOCK(CPC_KREQ_USER, 0),
+	    PAGE_FAULTS(CPC_KREQ_USER, 0),
 	};
 	struct cpc_ksample prev, cur;
 	uint64_t w0, wall, prev_wall = 0, sw0;
@@ -660,7 +661,7 @@ static void *switch_worker(void *arg)
 		if (err) {
 			w->bad = 1;
 			snprintf(w->why, sizeof(w->why), "sample %u: %s", k,
-				 strerror(err));
+			    strerror(err));
 			break;
 		}
 		w->samples++;
@@ -669,23 +670,22 @@ static void *switch_worker(void *arg)
 		prev_cpu = cpu;
 		lag = (int64_t)(cur.ontime_ns - cur.vals[0]);
 		moved = lag > prev_lag ? lag - prev_lag : prev_lag - lag;
-		if (k > 0 &&
-		    (cur.vals[0] < prev.vals[0] ||
-		     cur.ontime_ns < prev.ontime_ns ||
-		     cur.vals[1] < prev.vals[1] ||
-		     (uint64_t)moved > wall + prev_wall + 2000)) {
+		if (k > 0 && (cur.vals[0] < prev.vals[0] ||
+				 cur.ontime_ns < prev.ontime_ns ||
+				 cur.vals[1] < prev.vals[1] ||
+				 (uint64_t)moved > wall + prev_wall + 2000)) {
 			w->bad = 1;
 			snprintf(w->why, sizeof(w->why),
-				 "sample %u: task-clock %llu -> %llu, on-CPU "
-				 "time %llu -> %llu (apart by %lld, then %lld "
-				 "ns; the samples took %llu and %llu ns)", k,
-				 (unsigned long long)prev.vals[0],
-				 (unsigned long long)cur.vals[0],
-				 (unsigned long long)prev.ontime_ns,
-				 (unsigned long long)cur.ontime_ns,
-				 (long long)prev_lag, (long long)lag,
-				 (unsigned long long)prev_wall,
-				 (unsigned long long)wall);
+			    "sample %u: task-clock %llu -> %llu, on-CPU "
+			    "time %llu -> %llu (apart by %lld, then %lld "
+			    "ns; the samples took %llu and %llu ns)",
+			    k, (unsigned long long)prev.vals[0],
+			    (unsigned long long)cur.vals[0],
+			    (unsigned long long)prev.ontime_ns,
+			    (unsigned long long)cur.ontime_ns,
+			    (long long)prev_lag, (long long)lag,
+			    (unsigned long long)prev_wall,
+			    (unsigned long long)wall);
 		}
 		prev = cur;
 		prev_lag = lag;
@@ -706,8 +706,9 @@ static void test_self_read_switching(void)
 	uint64_t switches = 0;
 	const char *why = "";
 
-	n = ncpu > 0 && ncpu < (SWITCH_THREADS_MAX - 1) / 2 ?
-		    (unsigned)ncpu * 2 + 1 : SWITCH_THREADS_MAX;
+	n = ncpu > 0 && ncpu < (SWITCH_THREADS_MAX - 1) / 2
+		? (unsigned)ncpu * 2 + 1
+		: SWITCH_THREADS_MAX;
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < n; i++)
 		if (pthread_create(&t[i], NULL, switch_worker, &w[i])) {
@@ -724,13 +725,13 @@ static void test_self_read_switching(void)
 		if (w[i].bad && !bad++)
 			why = w[i].why;
 	}
-	check(bound == n && samples == n * SWITCH_SAMPLES && !bad &&
-	      switches > 0,
-	      "%u threads on %ld processors, each sampling itself %d times "
-	      "(%llu context switches, %u migrations between samples): "
-	      "task-clock and on-CPU time advance together%s%s",
-	      n, ncpu, SWITCH_SAMPLES, (unsigned long long)switches,
-	      migrations, bad ? "; " : "", why);
+	check(
+	    bound == n && samples == n * SWITCH_SAMPLES && !bad && switches > 0,
+	    "%u threads on %ld processors, each sampling itself %d times "
+	    "(%llu context switches, %u migrations between samples): "
+	    "task-clock and on-CPU time advance together%s%s",
+	    n, ncpu, SWITCH_SAMPLES, (unsigned long long)switches, migrations,
+	    bad ? "; " : "", why);
 }
 
 /* ---- the state page's time base (CPC_KPAGE_TIME) ------------------- */
