@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,21 +51,19 @@ int captured_count(void)
 	return errcount;
 }
 
-static uint64_t clock_ns(clockid_t id)
+uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
-	clock_gettime(id, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t thread_cpu_ns(void)
+uint64_t thread_switches(void)
 {
-	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
-
-uint64_t mono_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
 }
 
 static volatile uint64_t burn_sink;

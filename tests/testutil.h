@@ -16,16 +16,10 @@ int captured_count(void);
 /* CPU time of the calling thread, in nanoseconds. */
 uint64_t thread_cpu_ns(void);
 /*
- * How far a thread's task-clock over an interval may stray from its
- * CLOCK_THREAD_CPUTIME_ID time over the same interval, either way, beyond
- * 5% for the clocks' granularity: two scheduler ticks at HZ=250.  In a
- * loaded qemu guest, raw perf (no libcpc) was seen 4.7 ms below and 3.7
- * ms above it for threads sharing the guest's processors.
+ * Times the calling thread has left its processor so far (voluntary and
+ * involuntary context switches, getrusage(RUSAGE_THREAD)).
  */
-#define TASK_CLOCK_SLACK_NS 8000000.0
-
-/* CLOCK_MONOTONIC, in nanoseconds. */
-uint64_t mono_ns(void);
+uint64_t thread_switches(void);
 /* Spins on the CPU for about ns nanoseconds of thread CPU time. */
 void burn_cpu_ns(uint64_t ns);
 /* Touches npages fresh anonymous pages (each faults once); unmaps them. */

@@ -81,24 +81,42 @@ END_TEST
  * samples: no less than the CPU time measured inside them, no more than
  * the CPU time measured around them (the samples' own system calls are
  * in between, and cost milliseconds in an emulated guest), each within
- * the 5% and TASK_CLOCK_SLACK_NS the two clocks allow.
+ * the 5% the two clocks' granularity allows.  That holds while the thread
+ * stays on its processor: the scheduler and perf charge a context switch's
+ * own path to different threads, and under an emulator on a loaded host
+ * that path can last tens of milliseconds (see test_inherit.c).  So a
+ * stretch in which the thread was switched out and that misses the bounds
+ * is measured again, up to 10 times.
  */
 static void sample_around_burn(cpc_event_t *a, cpc_event_t *b, int npic)
 {
-	uint64_t outer0 = thread_cpu_ns();
-	sample(a);
-	uint64_t t0 = thread_cpu_ns();
-	burn_cpu_ns(200000000);
-	uint64_t t1 = thread_cpu_ns();
-	sample(b);
-	uint64_t outer1 = thread_cpu_ns();
+	uint64_t t0, t1, outer0, outer1;
+	int in_bounds, switched, tries = 0;
+	do {
+		uint64_t sw0 = thread_switches();
+		outer0 = thread_cpu_ns();
+		sample(a);
+		t0 = thread_cpu_ns();
+		burn_cpu_ns(200000000);
+		t1 = thread_cpu_ns();
+		sample(b);
+		outer1 = thread_cpu_ns();
+		switched = thread_switches() != sw0;
+		in_bounds = 1;
+		for (int i = 0; i < npic; i++) {
+			double counted = (double)(b->ce_pic[i] - a->ce_pic[i]);
+			in_bounds = in_bounds && counted > (t1 - t0) * 0.95 &&
+				    counted < (outer1 - outer0) * 1.05;
+		}
+	} while (!in_bounds && switched && ++tries < 10);
 	double inner = (double)(t1 - t0), outer = (double)(outer1 - outer0);
 	for (int i = 0; i < npic; i++) {
 		double counted = (double)(b->ce_pic[i] - a->ce_pic[i]);
-		ck_assert_msg(counted > inner * 0.95 - TASK_CLOCK_SLACK_NS &&
-			counted < outer * 1.05 + TASK_CLOCK_SLACK_NS,
+		ck_assert_msg(counted > inner * 0.95 && counted < outer * 1.05,
 		    "pic%d: task-clock %.0f ns vs thread CPU time %.0f ns "
-		    "(%.0f ns around the samples)", i, counted, inner, outer);
+		    "(%.0f ns around the samples; %s)",
+		    i, counted, inner, outer,
+		    switched ? "switched out" : "never switched out");
 	}
 }
 
@@ -312,40 +330,48 @@ START_TEST(tsc_and_hrt)
 {
 	cpc_event_t a, b;
 	bind_spec("pic0=task-clock,pic1=cpu-clock");
-	uint64_t outer0 = thread_cpu_ns();
-	sample(&a);
-	/* Each TSC reading between two gethrtime() readings. */
-	hrtime_t h0 = gethrtime();
-	uint64_t c0 = __builtin_ia32_rdtsc();
-	hrtime_t h0b = gethrtime();
-	uint64_t t0 = thread_cpu_ns();
-	burn_cpu_ns(100000000);
-	uint64_t t1 = thread_cpu_ns();
-	hrtime_t h1a = gethrtime();
-	uint64_t c1 = __builtin_ia32_rdtsc();
-	hrtime_t h1 = gethrtime();
-	sample(&b);
-	uint64_t outer1 = thread_cpu_ns();
-	ck_assert(a.ce_hrt <= h0 && b.ce_hrt >= h1);
-	/*
-	 * ce_tsc counts on-CPU time in TSC ticks: the TSC's rate times the
-	 * thread's CPU time between the samples, which is no less than the
-	 * CPU time inside them and no more than the CPU time around them
-	 * (an emulated guest counts its host's preemptions as CPU time:
-	 * tens of ms under load).  The rate, from the TSC readings' brackets,
-	 * is known to (h0b - h0 + h1 - h1a) / span, plus 0.1% for
-	 * CLOCK_MONOTONIC's slewing; the two CPU clocks to the 5% and
-	 * TASK_CLOCK_SLACK_NS of sample_around_burn.
-	 */
-	double span = (double)(h1a - h0b);
-	double err = (double)(h0b - h0 + h1 - h1a) / span + 0.001;
-	double rate = (double)(c1 - c0) / ((double)(h1a + h1) / 2 -
-	    (double)(h0 + h0b) / 2);
-	double ticks = (double)(b.ce_tsc - a.ce_tsc);
-	double lo = rate * (1 - err) *
-	    ((double)(t1 - t0) * 0.95 - TASK_CLOCK_SLACK_NS);
-	double hi = rate * (1 + err) *
-	    ((double)(outer1 - outer0) * 1.05 + TASK_CLOCK_SLACK_NS);
+	hrtime_t h0, h0b, h1a, h1;
+	uint64_t c0, c1, t0, t1, outer0, outer1;
+	double rate, err, ticks, lo, hi;
+	int switched, tries = 0;
+	do {
+		uint64_t sw0 = thread_switches();
+		outer0 = thread_cpu_ns();
+		sample(&a);
+		/* Each TSC reading between two gethrtime() readings. */
+		h0 = gethrtime();
+		c0 = __builtin_ia32_rdtsc();
+		h0b = gethrtime();
+		t0 = thread_cpu_ns();
+		burn_cpu_ns(100000000);
+		t1 = thread_cpu_ns();
+		h1a = gethrtime();
+		c1 = __builtin_ia32_rdtsc();
+		h1 = gethrtime();
+		sample(&b);
+		outer1 = thread_cpu_ns();
+		switched = thread_switches() != sw0;
+		ck_assert(a.ce_hrt <= h0 && b.ce_hrt >= h1);
+		/*
+		 * ce_tsc counts on-CPU time in TSC ticks: the TSC's rate
+		 * times the thread's CPU time between the samples, which is
+		 * no less than the CPU time inside them and no more than the
+		 * CPU time around them (an emulated guest counts its host's
+		 * preemptions as CPU time: tens of ms under load).  The
+		 * rate, from the TSC readings' brackets, is known to
+		 * (h0b - h0 + h1 - h1a) / span, plus 0.1% for
+		 * CLOCK_MONOTONIC's slewing; the two CPU clocks to the 5% of
+		 * sample_around_burn, and measured again as there when the
+		 * thread was switched out.
+		 */
+		double span = (double)(h1a - h0b);
+		err = (double)(h0b - h0 + h1 - h1a) / span + 0.001;
+		rate = (double)(c1 - c0) /
+		       ((double)(h1a + h1) / 2 - (double)(h0 + h0b) / 2);
+		ticks = (double)(b.ce_tsc - a.ce_tsc);
+		lo = rate * (1 - err) * (double)(t1 - t0) * 0.95;
+		hi = rate * (1 + err) * (double)(outer1 - outer0) * 1.05;
+	} while (!(ticks > lo && ticks < hi) && switched && ++tries < 10);
 	ck_assert_msg(ticks > lo && ticks < hi,
 	    "ce_tsc grew %.0f, expected %.0f to %.0f (TSC %.4f/ns +- %.4f%%, "
 	    "CPU %llu ns inside, %llu around)", ticks, lo, hi, rate, err * 100,

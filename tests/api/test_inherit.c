@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libcpc.h>
@@ -42,30 +43,83 @@ static void bind_spec(const char *spec, int flags)
 	    strerror(errno), captured_errors());
 }
 
-/* A worker that measures itself. */
+/*
+ * A worker that measures itself.  Its task-clock between two samples of
+ * its own lies between its CPU time (CLOCK_THREAD_CPUTIME_ID) measured
+ * inside and around the samples only while the thread stays on its
+ * processor: at a context switch the scheduler charges the switch's own
+ * path to the next thread (from the clock read at the top of
+ * __schedule()), perf's task-clock to the previous one up to its
+ * sched-out hook and to the next one from its sched-in hook, and under an
+ * emulator whose host is loaded that path can last tens of milliseconds
+ * (a thread then counted 15 ms less than its CPU time over 21 ms with
+ * perf_event_open(2) alone, and as much more elsewhere).  So a timed
+ * worker takes turns with the others (one timed stretch at a time), and
+ * measures again, up to TIMED_TRIES times, only when a stretch in which
+ * it was switched out (thread_switches()) misses the bounds; a stretch
+ * without a switch must meet them.
+ */
+#define TIMED_TRIES 20
+
 struct work {
 	uint64_t burn_ns;
 	size_t pages;
+	int timed;		/* take turns, measure until within bounds */
 	int bound_at_start;	/* cpc_take_sample worked before any work */
+	cpc_event_t start;	/* that sample */
 	cpc_event_t first, last;
 	uint64_t cpu_ns;	/* its CPU time between the samples */
-	uint64_t wall_ns;	/* the wall time around the samples */
+	uint64_t outer_ns;	/* its CPU time around the samples */
+	int switched;		/* it left its processor around the samples */
+	int tries;		/* timed stretches measured */
 	int nested;		/* create one more inheriting thread */
 	struct work *child;
 };
 
-static void *worker(void *arg)
+static pthread_mutex_t timed_turn = PTHREAD_MUTEX_INITIALIZER;
+
+/* pic0's task-clock in bounds in the last stretch (5% for the clocks). */
+static int within_bounds(const struct work *w)
 {
-	struct work *w = arg;
-	uint64_t wall0 = mono_ns();
-	w->bound_at_start = cpc_take_sample(&w->first) == 0;
+	uint64_t busy = w->last.ce_pic[0] - w->first.ce_pic[0];
+	return busy > w->cpu_ns * 0.95 && busy < w->outer_ns * 1.05;
+}
+
+/* Samples around its burn and page touching; 0 if a sample failed. */
+static int measure(struct work *w)
+{
+	uint64_t sw0 = thread_switches();
+	uint64_t outer0 = thread_cpu_ns();
+	int ok = cpc_take_sample(&w->first) == 0;
 	uint64_t t0 = thread_cpu_ns();
 	burn_cpu_ns(w->burn_ns);
 	touch_fresh_pages(w->pages);
 	w->cpu_ns = thread_cpu_ns() - t0;
-	if (w->bound_at_start && cpc_take_sample(&w->last) != 0)
-		w->bound_at_start = 0;
-	w->wall_ns = mono_ns() - wall0;
+	ok = ok && cpc_take_sample(&w->last) == 0;
+	w->outer_ns = thread_cpu_ns() - outer0;
+	w->switched = thread_switches() != sw0;
+	return ok;
+}
+
+static void *worker(void *arg)
+{
+	struct work *w = arg;
+	w->bound_at_start = cpc_take_sample(&w->start) == 0;
+	if (!w->bound_at_start)
+		return NULL;
+	do {
+		if (w->timed)
+			pthread_mutex_lock(&timed_turn);
+		int ok = measure(w);
+		if (w->timed)
+			pthread_mutex_unlock(&timed_turn);
+		w->tries++;
+		if (!ok) {
+			w->bound_at_start = 0;
+			break;
+		}
+	} while (w->timed && w->switched && !within_bounds(w) &&
+		 w->tries < TIMED_TRIES);
 	if (w->nested && w->child != NULL) {
 		pthread_t t;
 		pthread_create(&t, NULL, worker, w->child);
@@ -91,8 +145,9 @@ START_TEST(each_lwp_counts_itself_from_zero)
 	touch_fresh_pages(3000);
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < 4; i++) {
-		w[i].burn_ns = (uint64_t)(i + 1) * 20000000;
+		w[i].burn_ns = (uint64_t)(i + 1) * 10000000;
 		w[i].pages = (size_t)(i + 1) * 200;
+		w[i].timed = 1;
 		ck_assert_int_eq(pthread_create(&t[i], NULL, worker, &w[i]), 0);
 	}
 	for (int i = 0; i < 4; i++)
@@ -104,20 +159,23 @@ START_TEST(each_lwp_counts_itself_from_zero)
 		 * parent's 200 ms (emulated guests under load count steal
 		 * time too, so the bound is generous), and exact for faults.
 		 */
-		ck_assert_uint_lt(w[i].first.ce_pic[0], 100000000);
-		ck_assert_uint_lt(w[i].first.ce_pic[1], 200);
+		ck_assert_uint_lt(w[i].start.ce_pic[0], 100000000);
+		ck_assert_uint_lt(w[i].start.ce_pic[1], 200);
 		/*
 		 * Its task-clock between the samples: no less than its CPU
-		 * time inside them and no more than the wall time around
-		 * them, within the clocks' TASK_CLOCK_SLACK_NS.
+		 * time inside them, no more than around them (a guest counts
+		 * its host's preemptions as CPU time), 5% for the clocks;
+		 * see struct work for the stretches with a context switch.
 		 */
 		uint64_t busy = w[i].last.ce_pic[0] - w[i].first.ce_pic[0];
-		ck_assert_msg((double)busy > (double)w[i].cpu_ns * 0.95 -
-			TASK_CLOCK_SLACK_NS && busy <= w[i].wall_ns,
-		    "thread %d: task-clock %llu vs CPU time %llu (%llu ns of "
-		    "wall time around the samples)", i,
-		    (unsigned long long)busy, (unsigned long long)w[i].cpu_ns,
-		    (unsigned long long)w[i].wall_ns);
+		ck_assert_msg(within_bounds(&w[i]),
+		    "thread %d: task-clock %llu vs CPU time %llu (%llu around "
+		    "the samples), %s, try %d",
+		    i, (unsigned long long)busy,
+		    (unsigned long long)w[i].cpu_ns,
+		    (unsigned long long)w[i].outer_ns,
+		    w[i].switched ? "switched out" : "never switched out",
+		    w[i].tries);
 		uint64_t faults = w[i].last.ce_pic[1] - w[i].first.ce_pic[1];
 		ck_assert_msg(faults >= w[i].pages && faults < w[i].pages + 200,
 		    "thread %d: %llu faults for %zu pages", i,
@@ -144,13 +202,23 @@ static void *live_worker(void *arg)
 	return NULL;
 }
 
+/* CLOCK_MONOTONIC, in nanoseconds. */
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 START_TEST(aggregate_is_the_sum)
 {
 	struct work w[3];
 	pthread_t t[3];
-	cpc_event_t self, group;
+	cpc_event_t bound, self, group;
 
+	uint64_t wall0 = wall_ns();
 	bind_spec("pic0=task-clock,pic1=page-faults", CPC_BIND_LWP_INHERIT);
+	ck_assert_int_eq(cpc_take_sample(&bound), 0);
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < 3; i++) {
 		w[i].burn_ns = 20000000;
@@ -162,23 +230,42 @@ START_TEST(aggregate_is_the_sum)
 	burn_cpu_ns(10000000);
 	ck_assert_int_eq(cpc_take_sample(&self), 0);
 	ck_assert_int_eq(cpc_take_group_sample(&group), 0);
+	uint64_t wall = wall_ns() - wall0;
 	uint64_t sum0 = self.ce_pic[0], sum1 = self.ce_pic[1];
 	for (int i = 0; i < 3; i++) {
 		sum0 += w[i].last.ce_pic[0];
 		sum1 += w[i].last.ce_pic[1];
 	}
 	/*
-	 * The aggregate also counts each thread's start and exit around its
-	 * own context (much of it under emulation, more under load): at
-	 * least the sum, and less than twice it (each thread's counts
-	 * folded in twice).
+	 * The aggregate counts each new thread from its start to its exit,
+	 * its own context from its binding to its last sample, in the same
+	 * perf context: at least the sum, but for the main thread's binding,
+	 * which starts before the aggregate does (inside cpc_bind_event, so
+	 * by less than its count after that).  Page faults are exact: the
+	 * aggregate also counts each thread's start and exit (its stack, a
+	 * few dozen faults), and a thread folded in twice would add its 500
+	 * again.
 	 */
-	ck_assert_msg(group.ce_pic[0] >= sum0 * 0.95 && group.ce_pic[0] < sum0 * 1.9,
-	    "aggregate task-clock %llu, sum %llu",
-	    (unsigned long long)group.ce_pic[0], (unsigned long long)sum0);
-	ck_assert_msg(group.ce_pic[1] >= sum1 && group.ce_pic[1] <= sum1 + 300,
+	ck_assert_msg(group.ce_pic[1] + bound.ce_pic[1] >= sum1 &&
+			  group.ce_pic[1] <= sum1 + 300,
 	    "aggregate faults %llu, sum %llu",
 	    (unsigned long long)group.ce_pic[1], (unsigned long long)sum1);
+	/*
+	 * Task-clock: at least that, and no more than all processors' time
+	 * since the binding.  How much more than the sum is not bounded
+	 * otherwise: thread start and exit cost milliseconds each in an
+	 * emulated guest, and a loaded host can stretch any of them by tens
+	 * of milliseconds (2.3 times the sum was seen).
+	 */
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	ck_assert_int_gt(ncpu, 0);
+	ck_assert_msg(group.ce_pic[0] + bound.ce_pic[0] >= sum0 &&
+			  group.ce_pic[0] <= (double)wall * (double)ncpu * 1.05,
+	    "aggregate task-clock %llu, sum %llu (%llu at the binding), "
+	    "%ld processors for %llu ns",
+	    (unsigned long long)group.ce_pic[0], (unsigned long long)sum0,
+	    (unsigned long long)bound.ce_pic[0], ncpu,
+	    (unsigned long long)wall);
 	ck_assert_uint_ge(group.ce_tsc, self.ce_tsc);
 	ck_assert_uint_eq(group.ce_pes[0], self.ce_pes[0]);
 
@@ -433,9 +520,20 @@ START_TEST(aggregate_survives_rebind)
 	/* Other events: a new group. */
 	ck_assert_int_eq(cpc_strtoevent(cpc_getcpuver(), "page-faults,task-clock",
 			     &ev), 0);
+	uint64_t wall0 = wall_ns();
 	ck_assert_int_eq(cpc_bind_event(&ev, CPC_BIND_LWP_INHERIT), 0);
 	ck_assert_int_eq(cpc_take_group_sample(&g2), 0);
-	ck_assert_uint_lt(g2.ce_pic[1], 10000000);
+	/*
+	 * From zero: the only thread's on-CPU time since, so no more than
+	 * the time since (1% for the two clocks' rates; a fixed 10 ms was
+	 * not enough for an emulated guest under load), where the old
+	 * aggregate's 20 ms would have shown.
+	 */
+	uint64_t wall = wall_ns() - wall0;
+	ck_assert_msg(g2.ce_pic[1] <= wall * 1.01,
+	    "new aggregate's task-clock %llu in %llu ns (the old one's %llu)",
+	    (unsigned long long)g2.ce_pic[1], (unsigned long long)wall,
+	    (unsigned long long)g1.ce_pic[0]);
 	/* A failed bind ends it. */
 	ck_assert_int_eq(cpc_bind_event(&ev, 0x100), -1);
 	ck_assert_int_eq(cpc_take_group_sample(&g2), -1);
