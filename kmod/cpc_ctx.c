@@ -788,10 +788,11 @@ static void cpc_set_want_hook(struct cpc_ctx *ctx, struct cpc_set *set)
 	struct perf_event *ev;
 	unsigned long irqflags;
 
-	if (set->hook_tried || !ctx->mapped || set->task != current ||
-	    !cpc_set_time_only(set) || !cpc_page_time_possible())
+	if (set->hook_tried || !ctx->mapped || set->task != current)
 		return;
 	set->hook_tried = true;
+	if (!cpc_set_time_only(set) || !cpc_page_time_possible())
+		return;
 	ev = cpc_sched_create(set->task, set);
 	if (IS_ERR(ev)) {
 		pr_warn_once("cpc: no scheduler hook for a binding: %ld\n",

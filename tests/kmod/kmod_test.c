@@ -862,7 +862,7 @@ static void test_page_time(void)
 	const struct cpc_kreq rc[3] = {
 		CPU_CLOCK(CPC_KREQ_USER, 1000),
 		PAGE_FAULTS(0, 777),
-		CPU_CLOCK(CPC_KREQ_USER | CPC_KREQ_SYSTEM, 0),
+		CPU_CLOCK(CPC_KREQ_USER, 0),
 	};
 	const struct cpc_kreq rm[3] = {
 		CPU_CLOCK(CPC_KREQ_USER, 1000),
