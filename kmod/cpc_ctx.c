@@ -544,20 +544,31 @@ static void cpc_set_teardown(struct cpc_set *set)
  * cpu-clock counts local_clock() itself from its own add() (prev_count is
  * the local_clock() reading of its start there): its count as of the
  * reading is count + reading - prev_count, exact only while it is active
- * on this processor.  At a scheduling in, the hook's add() comes after
- * cpu-clock's where perf adds the context's events in creation order
- * (6.1) or its PMUs' events by PMU type (6.12: cpu_clock's type is fixed
- * at boot, below the module's), but not on every kernel; when cpu-clock
- * is not active yet, the page gets no time base (page_sched_early counts
- * those) and the thread's next ioctl publishes one.
+ * on this processor: when the hook runs before perf has added cpu-clock
+ * back, the page gets no time base (page_sched_early counts those) and
+ * the thread's next ioctl publishes one.  And each time perf takes
+ * cpu-clock off and adds it back, the time in between is lost to its
+ * count, so the hook must run then too.  Before Linux 6.2 it does: perf
+ * reschedules a task's software context whole (all its pinned events,
+ * the hook after the counters created before it).  Since 6.2 each PMU
+ * has its own part of the context, and 6.12 reschedules one PMU's events
+ * alone when an event of that PMU is installed or enabled (a pinned
+ * cpu-clock perf event opened on the thread, or a CPU-wide one): the
+ * page then stays ahead of perf's cpu-clock by the gap until the next
+ * scheduling in (up to 10 us in the test guest).  So cpu-clock is on the
+ * page before 6.2 only (parameter page_cpu_clock); task-clock, which
+ * counts the context's time, loses nothing there.
  */
+#define CPC_PAGE_CPU_CLOCK \
+	(LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0))
+
 static DEFINE_PER_CPU(u64, cpc_page_sched_ins);
 static DEFINE_PER_CPU(u64, cpc_page_sched_early);
 static atomic64_t cpc_page_hooks = ATOMIC64_INIT(0);
 
 /*
- * A binding whose counting requests are all clocks (task-clock,
- * cpu-clock), none inherited.  From the requests, not from the counters'
+ * A binding whose counting requests are all clocks (task-clock, and
+ * cpu-clock where CPC_PAGE_CPU_CLOCK), none inherited.  From the requests, not from the counters'
  * attributes, which perf rewrites (see cpc_is_timer()).
  */
 static bool cpc_set_time_only(const struct cpc_set *set)
@@ -569,7 +580,8 @@ static bool cpc_set_time_only(const struct cpc_set *set)
 	for (i = 0; i < set->nreqs; i++) {
 		if (!set->ev[i])
 			continue;
-		if (!cpc_is_timer(set, i) || set->ev[i]->attr.inherit)
+		if (!cpc_is_timer(set, i) || set->ev[i]->attr.inherit ||
+		    ((set->cpu_clock & BIT(i)) && !CPC_PAGE_CPU_CLOCK))
 			return false;
 		n++;
 	}
@@ -605,6 +617,12 @@ bool cpc_page_time_possible(void)
 
 	return CPC_READ_QUICK_TIME && cpc_sched_available() &&
 	       cpc_tsc_factors(&mult, &shift);
+}
+
+/* Can a binding with cpu-clock be read from its page (page_cpu_clock)? */
+bool cpc_page_cpu_clock(void)
+{
+	return CPC_PAGE_CPU_CLOCK && cpc_page_time_possible();
 }
 
 void cpc_page_stats(u64 *sched_ins, u64 *early, u64 *hooks)

@@ -159,6 +159,7 @@ int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma);
 bool cpc_probe_hw_pmu(void);
 void cpc_read_stats(u64 *self, u64 *self_time, u64 *stopped);
 bool cpc_page_time_possible(void);
+bool cpc_page_cpu_clock(void);
 void cpc_page_stats(u64 *sched_ins, u64 *early, u64 *hooks);
 u64 cpc_rearm_count(void);
 extern bool cpc_quick_reads;

@@ -135,6 +135,9 @@ static int cpc_param_get_page(char *buf, const struct kernel_param *kp)
 	if (!kp->arg)
 		return scnprintf(buf, PAGE_SIZE, "%c\n",
 				 cpc_page_time_possible() ? 'Y' : 'N');
+	if ((uintptr_t)kp->arg == 5)
+		return scnprintf(buf, PAGE_SIZE, "%c\n",
+				 cpc_page_cpu_clock() ? 'Y' : 'N');
 	cpc_page_stats(&v[0], &v[1], &v[2]);
 	v[3] = cpc_rearm_count();
 	return scnprintf(buf, PAGE_SIZE, "%llu\n",
@@ -146,7 +149,10 @@ static const struct kernel_param_ops cpc_page_ops = {
 };
 module_param_cb(page_time, &cpc_page_ops, (void *)0, 0444);
 MODULE_PARM_DESC(page_time,
-		 "Y: the state page of a binding of clocks (task-clock, cpu-clock) carries a time base (CPC_KPAGE_TIME) (read-only)");
+		 "Y: the state page of a binding of clocks (task-clock; cpu-clock: see page_cpu_clock) carries a time base (CPC_KPAGE_TIME) (read-only)");
+module_param_cb(page_cpu_clock, &cpc_page_ops, (void *)5, 0444);
+MODULE_PARM_DESC(page_cpu_clock,
+		 "Y: cpu-clock too is read from the state page (before Linux 6.2, where perf reschedules a task's software events together) (read-only)");
 module_param_cb(page_sched_ins, &cpc_page_ops, (void *)1, 0444);
 MODULE_PARM_DESC(page_sched_ins,
 		 "Time bases published when a bound thread was scheduled in (read-only)");

@@ -735,6 +735,57 @@ static int pmu_type(const char *name)
  * the scheduling in between.  Requests 0 and 2 are clocks, 1 counts
  * nothing.
  */
+/*
+ * Each time perf takes the clocks off and adds them back (here: a pinned
+ * cpu-clock perf event opened on the thread makes perf reschedule), the
+ * hook must publish again: the page must never run ahead of the ioctl
+ * that follows it.  Root only (perf_event_open under paranoid 3).
+ */
+static void page_resched_case(const char *name,
+			      const volatile struct cpc_kpage *kp)
+{
+	struct perf_event_attr pa;
+	struct cpc_ksample a, b;
+	struct page_read pr;
+	uint64_t worst = 0;
+	int i, j, ahead = 0, none = 0, rounds = 200;
+
+	if (!is_root)
+		return;
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_SOFTWARE;
+	pa.config = PERF_COUNT_SW_CPU_CLOCK;
+	pa.pinned = 1;
+	for (i = 0; i < rounds; i++) {
+		long pfd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, 0);
+
+		if (pfd < 0) {
+			check(0, "%s: perf_event_open of a pinned cpu-clock "
+			      "(%s)", name, strerror(errno));
+			return;
+		}
+		if (!page_read_time(kp, &pr)) {
+			none++;
+		} else {
+			sample(fd, CPC_KIOC_SAMPLE, 0, &b);
+			for (j = 0; j < 3; j += 2)
+				if (pr.vals[j] > b.vals[j] + 1) {
+					ahead++;
+					if (pr.vals[j] - b.vals[j] > worst)
+						worst = pr.vals[j] - b.vals[j];
+				}
+		}
+		close((int)pfd);
+		sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	}
+	check(ahead == 0 && none < rounds, "%s: a pinned cpu-clock perf event "
+	      "opened on the thread %d times: the page never ahead of the "
+	      "ioctl after it (%d times, by up to %llu ns; %d reads without "
+	      "a time base)", name, rounds, ahead, (unsigned long long)worst,
+	      none);
+}
+
 static void page_time_case(const char *name, const struct cpc_kreq *r)
 {
 	const volatile struct cpc_kpage *kp;
@@ -742,8 +793,12 @@ static void page_time_case(const char *name, const struct cpc_kreq *r)
 	struct page_read pr, p0;
 	long ins0, ins1, early0, early1, hooks0, hooks1;
 	uint64_t t0, t1, d, worst_lo = 0, worst_slack = 0;
-	int err, i, bad = 0, rounds = 3000, ok0;
+	int err, i, bad = 0, rounds = 3000, ok0, answers = 1;
 
+	for (i = 0; i < 3; i++)
+		if (r[i].config == PERF_COUNT_SW_CPU_CLOCK &&
+		    read_param("page_cpu_clock") != 1)
+			answers = 0;
 	hooks0 = read_param("page_hooks");
 	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
 	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
@@ -765,6 +820,15 @@ static void page_time_case(const char *name, const struct cpc_kreq *r)
 	      "sample after mapping", name);
 	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
 	hooks1 = read_param("page_hooks");
+	if (!answers) {
+		/* page_cpu_clock N: cpu-clock stays on the ioctl. */
+		check(!page_read_time(kp, &pr) && hooks1 == hooks0,
+		      "%s: no hook and no time base where page_cpu_clock is "
+		      "N (page_hooks +%ld)", name, hooks1 - hooks0);
+		target(fd, CPC_KIOC_RELE, 0);
+		munmap((void *)kp, PAGE);
+		return;
+	}
 	ok0 = page_read_time(kp, &pr);
 	check(ok0 && hooks1 == hooks0 + 1 && pr.mask == 0x5 &&
 	      pr.nreqs == 3 && pr.vals[1] == 777 && kp->time_mult &&
@@ -848,6 +912,7 @@ static void page_time_case(const char *name, const struct cpc_kreq *r)
 		      "of the thread's CPU time %llu ns", name, i,
 		      (unsigned long long)d, (unsigned long long)(t1 - t0));
 	}
+	page_resched_case(name, kp);
 	target(fd, CPC_KIOC_RELE, 0);
 	munmap((void *)kp, PAGE);
 }
