@@ -189,6 +189,17 @@ static u32 cpc_perf_type(u32 kind)
 	}
 }
 
+/*
+ * Does request @i of @set count a clock, whose overflows come from an
+ * hrtimer?  From the request, not the counter: on Linux 6.12 (at least)
+ * perf rewrites a clock counter's attr.type to the type of the clock's
+ * own PMU.
+ */
+static bool cpc_is_timer(const struct cpc_set *set, unsigned int i)
+{
+	return (set->task_clock | set->cpu_clock) & BIT(i);
+}
+
 static void cpc_set_release_counters(struct cpc_set *set)
 {
 	unsigned int i;
@@ -207,7 +218,6 @@ static void cpc_set_release_counters(struct cpc_set *set)
 }
 
 static void cpc_set_work(struct callback_head *work);
-static bool cpc_set_time_only(const struct cpc_set *set);
 
 /*
  * The sample period of a binding's request: the count passes 2^64 - 1
@@ -257,9 +267,13 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 		u64 period = 0;
 
 		set->preset[i] = r->preset;
+		set->kind[i] = r->kind;
 		if (r->kind == CPC_KEV_SOFTWARE &&
 		    r->config == PERF_COUNT_SW_TASK_CLOCK)
 			set->task_clock |= BIT(i);
+		if (r->kind == CPC_KEV_SOFTWARE &&
+		    r->config == PERF_COUNT_SW_CPU_CLOCK)
+			set->cpu_clock |= BIT(i);
 		/* Neither user nor system mode: the request counts nothing. */
 		if (!(r->flags & (CPC_KREQ_USER | CPC_KREQ_SYSTEM)))
 			continue;
@@ -297,19 +311,6 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 			goto fail;
 		}
 		set->ev[i] = ev;
-	}
-	/*
-	 * A binding the state page can answer gets the scheduler hook; if
-	 * it cannot be had, samples use the ioctl.
-	 */
-	if (!group && cpc_set_time_only(set)) {
-		struct perf_event *ev = cpc_sched_create(task, set);
-
-		if (!IS_ERR(ev))
-			set->sched_ev = ev;
-		else
-			pr_warn_once("cpc: no scheduler hook for a binding: %ld\n",
-				     PTR_ERR(ev));
 	}
 	return set;
 
@@ -539,13 +540,36 @@ static void cpc_set_teardown(struct cpc_set *set)
  * so task-clock's count (count - prev_count at its last stop, prev_count
  * being the context time then) and its enabled time do not depend on
  * whether perf has added it back yet when the hook runs.
+ *
+ * cpu-clock counts local_clock() itself from its own add() (prev_count is
+ * the local_clock() reading of its start there): its count as of the
+ * reading is count + reading - prev_count, exact only while it is active
+ * on this processor: when the hook runs before perf has added cpu-clock
+ * back, the page gets no time base (page_sched_early counts those) and
+ * the thread's next ioctl publishes one.  And each time perf takes
+ * cpu-clock off and adds it back, the time in between is lost to its
+ * count, so the hook must run then too.  Before Linux 6.2 it does: perf
+ * reschedules a task's software context whole (all its pinned events,
+ * the hook after the counters created before it).  Since 6.2 each PMU
+ * has its own part of the context, and 6.12 reschedules one PMU's events
+ * alone when an event of that PMU is installed or enabled (a pinned
+ * cpu-clock perf event opened on the thread, or a CPU-wide one): the
+ * page then stays ahead of perf's cpu-clock by the gap until the next
+ * scheduling in (up to 10 us in the test guest).  So cpu-clock is on the
+ * page before 6.2 only (parameter page_cpu_clock); task-clock, which
+ * counts the context's time, loses nothing there.
  */
+#define CPC_PAGE_CPU_CLOCK \
+	(LINUX_VERSION_CODE < KERNEL_VERSION(6, 2, 0))
+
 static DEFINE_PER_CPU(u64, cpc_page_sched_ins);
 static DEFINE_PER_CPU(u64, cpc_page_sched_early);
+static atomic64_t cpc_page_hooks = ATOMIC64_INIT(0);
 
 /*
- * From the requests, not from the counters' attributes: since Linux 6.?
- * perf gives task-clock a PMU type of its own (attr.type is rewritten).
+ * A binding whose counting requests are all clocks (task-clock, and
+ * cpu-clock where CPC_PAGE_CPU_CLOCK), none inherited.  From the requests, not from the counters'
+ * attributes, which perf rewrites (see cpc_is_timer()).
  */
 static bool cpc_set_time_only(const struct cpc_set *set)
 {
@@ -556,7 +580,8 @@ static bool cpc_set_time_only(const struct cpc_set *set)
 	for (i = 0; i < set->nreqs; i++) {
 		if (!set->ev[i])
 			continue;
-		if (!(set->task_clock & BIT(i)) || set->ev[i]->attr.inherit)
+		if (!cpc_is_timer(set, i) || set->ev[i]->attr.inherit ||
+		    ((set->cpu_clock & BIT(i)) && !CPC_PAGE_CPU_CLOCK))
 			return false;
 		n++;
 	}
@@ -594,10 +619,17 @@ bool cpc_page_time_possible(void)
 	       cpc_tsc_factors(&mult, &shift);
 }
 
-void cpc_page_stats(u64 *sched_ins, u64 *early)
+/* Can a binding with cpu-clock be read from its page (page_cpu_clock)? */
+bool cpc_page_cpu_clock(void)
+{
+	return CPC_PAGE_CPU_CLOCK && cpc_page_time_possible();
+}
+
+void cpc_page_stats(u64 *sched_ins, u64 *early, u64 *hooks)
 {
 	*sched_ins = cpc_sum_percpu(&cpc_page_sched_ins);
 	*early = cpc_sum_percpu(&cpc_page_sched_early);
+	*hooks = atomic64_read(&cpc_page_hooks);
 }
 
 /*
@@ -639,8 +671,19 @@ static bool cpc_page_fill_time(struct cpc_kpage *kp, struct cpc_set *set,
 			return false;
 		pctx = ev->ctx;
 		now = pctx->time + (clock - pctx->timestamp);
-		count = local64_read(&ev->count) + now -
-			local64_read(&ev->hw.prev_count);
+		if (set->cpu_clock & BIT(i)) {
+			if (READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE ||
+			    READ_ONCE(ev->oncpu) != smp_processor_id()) {
+				if (sched_in)
+					__this_cpu_inc(cpc_page_sched_early);
+				return false;
+			}
+			count = local64_read(&ev->count) + clock -
+				local64_read(&ev->hw.prev_count);
+		} else {
+			count = local64_read(&ev->count) + now -
+				local64_read(&ev->hw.prev_count);
+		}
 		enabled = ev->total_time_enabled + now - ev->tstamp;
 		vals[i] = set->preset[i] + count - set->base[i];
 		mask |= BIT(i);
@@ -708,12 +751,12 @@ static void cpc_page_time_switch(struct cpc_ctx *ctx, struct cpc_set *set,
 	unsigned long irqflags;
 	u32 seq;
 
-	if (!ctx->page || !set->sched_ev)
+	if (!ctx->page)
 		return;
 	kp = page_address(ctx->page);
 	raw_spin_lock_irqsave(&ctx->page_lock, irqflags);
 	WRITE_ONCE(set->page_time, on);
-	if (on || READ_ONCE(kp->time_flags)) {
+	if (set->sched_ev && (on || READ_ONCE(kp->time_flags))) {
 		seq = kp->seq;
 		WRITE_ONCE(kp->seq, seq + 1);
 		smp_wmb();
@@ -749,6 +792,36 @@ void cpc_set_sched_in(struct cpc_set *set)
 		WRITE_ONCE(kp->seq, seq + 2);
 	}
 	raw_spin_unlock(&ctx->page_lock);
+}
+
+/*
+ * Gives the calling thread's own binding the scheduler hook, once, if its
+ * state page has been mapped and can carry a time base for it: at the
+ * first such sample rather than at bind, so that a binding no one reads
+ * from its page costs no hook.  The file lock is held; the caller writes
+ * the page next.  Without the hook, samples use the ioctl.
+ */
+static void cpc_set_want_hook(struct cpc_ctx *ctx, struct cpc_set *set)
+{
+	struct perf_event *ev;
+	unsigned long irqflags;
+
+	if (set->hook_tried || !ctx->mapped || set->task != current)
+		return;
+	set->hook_tried = true;
+	if (!cpc_set_time_only(set) || !cpc_page_time_possible())
+		return;
+	ev = cpc_sched_create(set->task, set);
+	if (IS_ERR(ev)) {
+		pr_warn_once("cpc: no scheduler hook for a binding: %ld\n",
+			     PTR_ERR(ev));
+		return;
+	}
+	atomic64_inc(&cpc_page_hooks);
+	/* Its first add() (just now) found no hook in the set: nothing. */
+	raw_spin_lock_irqsave(&ctx->page_lock, irqflags);
+	WRITE_ONCE(set->sched_ev, ev);
+	raw_spin_unlock_irqrestore(&ctx->page_lock, irqflags);
 }
 
 static u32 cpc_set_flags(struct cpc_set *set)
@@ -962,12 +1035,12 @@ static unsigned int cpc_bind_counters(const struct cpc_kbind *kb)
 	return n;
 }
 
-/* A clock counter, whose overflows come from an hrtimer. */
-static bool cpc_is_timer(const struct perf_event *ev)
+/* Rebinds served in place (module parameter rebinds_in_place). */
+static atomic64_t cpc_rearms = ATOMIC64_INIT(0);
+
+u64 cpc_rearm_count(void)
 {
-	return ev->attr.type == PERF_TYPE_SOFTWARE &&
-	       (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-		ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	return atomic64_read(&cpc_rearms);
 }
 
 /*
@@ -1000,12 +1073,11 @@ static bool cpc_set_same_events(const struct cpc_set *set,
 			continue;
 		}
 		if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR ||
-		    ev->attr.type != cpc_perf_type(r->kind) ||
-		    ev->attr.config != r->config ||
+		    set->kind[i] != r->kind || ev->attr.config != r->config ||
 		    ev->attr.exclude_user != !(r->flags & CPC_KREQ_USER) ||
 		    ev->attr.exclude_kernel != !(r->flags & CPC_KREQ_SYSTEM) ||
 		    !set->period[i] != !cpc_req_period(r) ||
-		    (set->period[i] && cpc_is_timer(ev)))
+		    (set->period[i] && cpc_is_timer(set, i)))
 			return false;
 	}
 	return true;
@@ -1062,6 +1134,7 @@ static int cpc_set_rearm(struct cpc_ctx *ctx, const struct cpc_kbind *kb)
 	cpc_ctx_update_page(ctx, vals, &ontime);
 	cpc_set_enable(set);
 	cpc_page_time_switch(ctx, set, true);
+	atomic64_inc(&cpc_rearms);
 	return 0;
 }
 
@@ -1190,6 +1263,7 @@ int cpc_ctx_sample(struct cpc_file *cf, struct task_struct *task,
 		if (group) {
 			err = cpc_set_read(set, ks->vals, &ks->ontime_ns);
 		} else {
+			cpc_set_want_hook(ctx, set);
 			ks->flags = cpc_set_flags(set);
 			err = cpc_ctx_update_page(ctx, ks->vals,
 						  &ks->ontime_ns);
@@ -1290,6 +1364,8 @@ int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma)
 	ctx = cpc_ctx_find(cf, current);
 	if (ctx && ctx->set && ctx->page)
 		err = vm_insert_page(vma, vma->vm_start, ctx->page);
+	if (!err)
+		ctx->mapped = true;
 	mutex_unlock(&cf->lock);
 	return err;
 }

@@ -79,9 +79,14 @@ enum cpc_set_state {
  * @time_base: enabled time subtracted from the on-CPU time (set when
  *	       rebound in place)
  * @period: sample period of each counter, 0 if it does not sample
+ * @kind: each request's CPC_KEV_* kind, as asked: perf rewrites a clock
+ *	  counter's attr.type to its clock PMU's own type on some kernels
  * @task_clock: the requests that ask for task-clock (bit i: request i)
- * @sched_ev: the scheduler hook's event (cpc_sched.c), or NULL when the
- *	      state page cannot answer for the set
+ * @cpu_clock: the requests that ask for cpu-clock
+ * @sched_ev: the scheduler hook's event (cpc_sched.c), created at the
+ *	      first sample of the thread's own binding once its state page
+ *	      is mapped, or NULL
+ * @hook_tried: the hook was asked for (it is not asked for twice)
  * @page_time: the hook may publish the page's time base (under the
  *	       context's page_lock)
  * @work: the task work that freezes the set and sends the signal
@@ -106,8 +111,11 @@ struct cpc_set {
 	u64 base[CPC_KMOD_MAX_REQS];
 	u64 time_base;
 	u64 period[CPC_KMOD_MAX_REQS];
+	u32 kind[CPC_KMOD_MAX_REQS];
 	u32 task_clock;
+	u32 cpu_clock;
 	struct perf_event *sched_ev;
+	bool hook_tried;
 	bool page_time;
 	struct callback_head work;
 	struct irq_work kick;
@@ -124,6 +132,7 @@ struct cpc_set {
  * @page_lock: serialises the page's writers: the file's ioctls and the
  *	       scheduler hook (interrupts off, perf's context lock held)
  * @updates: updates of the state page since the last bind
+ * @mapped: the page has been mapped (the hook may be worth its cost)
  */
 struct cpc_ctx {
 	struct hlist_node node;
@@ -133,6 +142,7 @@ struct cpc_ctx {
 	struct page *page;
 	raw_spinlock_t page_lock;
 	u64 updates;
+	bool mapped;
 };
 
 void cpc_file_init(struct cpc_file *cf, struct file *file,
@@ -149,7 +159,9 @@ int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma);
 bool cpc_probe_hw_pmu(void);
 void cpc_read_stats(u64 *self, u64 *self_time, u64 *stopped);
 bool cpc_page_time_possible(void);
-void cpc_page_stats(u64 *sched_ins, u64 *early);
+bool cpc_page_cpu_clock(void);
+void cpc_page_stats(u64 *sched_ins, u64 *early, u64 *hooks);
+u64 cpc_rearm_count(void);
 extern bool cpc_quick_reads;
 
 #endif /* CPC_CTX_H */

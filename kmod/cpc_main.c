@@ -130,12 +130,16 @@ MODULE_PARM_DESC(stopped_reads,
 		 "Stopped counters a thread's own samples read from their final values (read-only)");
 static int cpc_param_get_page(char *buf, const struct kernel_param *kp)
 {
-	u64 v[2];
+	u64 v[4];
 
 	if (!kp->arg)
 		return scnprintf(buf, PAGE_SIZE, "%c\n",
 				 cpc_page_time_possible() ? 'Y' : 'N');
-	cpc_page_stats(&v[0], &v[1]);
+	if ((uintptr_t)kp->arg == 5)
+		return scnprintf(buf, PAGE_SIZE, "%c\n",
+				 cpc_page_cpu_clock() ? 'Y' : 'N');
+	cpc_page_stats(&v[0], &v[1], &v[2]);
+	v[3] = cpc_rearm_count();
 	return scnprintf(buf, PAGE_SIZE, "%llu\n",
 			 v[(uintptr_t)kp->arg - 1]);
 }
@@ -145,13 +149,22 @@ static const struct kernel_param_ops cpc_page_ops = {
 };
 module_param_cb(page_time, &cpc_page_ops, (void *)0, 0444);
 MODULE_PARM_DESC(page_time,
-		 "Y: the state page of a task-clock binding carries a time base (CPC_KPAGE_TIME) (read-only)");
+		 "Y: the state page of a binding of clocks (task-clock; cpu-clock: see page_cpu_clock) carries a time base (CPC_KPAGE_TIME) (read-only)");
+module_param_cb(page_cpu_clock, &cpc_page_ops, (void *)5, 0444);
+MODULE_PARM_DESC(page_cpu_clock,
+		 "Y: cpu-clock too is read from the state page (before Linux 6.2, where perf reschedules a task's software events together) (read-only)");
 module_param_cb(page_sched_ins, &cpc_page_ops, (void *)1, 0444);
 MODULE_PARM_DESC(page_sched_ins,
 		 "Time bases published when a bound thread was scheduled in (read-only)");
 module_param_cb(page_sched_early, &cpc_page_ops, (void *)2, 0444);
 MODULE_PARM_DESC(page_sched_early,
-		 "Of page_sched_ins, those published before perf had added the first counter back (read-only)");
+		 "Schedulings in at which the hook ran before perf had added the first counter back (cpu-clock: no time base then) (read-only)");
+module_param_cb(page_hooks, &cpc_page_ops, (void *)3, 0444);
+MODULE_PARM_DESC(page_hooks,
+		 "Scheduler hooks created (one at the first sample of a mapped page's binding of clocks) (read-only)");
+module_param_cb(rebinds_in_place, &cpc_page_ops, (void *)4, 0444);
+MODULE_PARM_DESC(rebinds_in_place,
+		 "Binds served with the binding's own counters, only the presets changed (read-only)");
 module_param_named(quick_reads, cpc_quick_reads, bool, 0644);
 MODULE_PARM_DESC(quick_reads,
 		 "Read counters without perf's locks where that gives the same values (default Y; N: always through perf)");

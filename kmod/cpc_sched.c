@@ -4,13 +4,14 @@
  *
  * The state page can answer a thread's own sample without a system call
  * when every count it asks for advances with the thread's on-CPU time
- * (task-clock): the module publishes, each time the thread is scheduled
- * in, the counts as of that moment with the TSC read at the same time,
- * and user space adds the converted TSC ticks since.  Modules get no
- * scheduler notifier of their own, but perf calls a PMU's add() when the
+ * (task-clock, cpu-clock): the module publishes, each time the thread is
+ * scheduled in, the counts as of that moment with the TSC read at the
+ * same time, and user space adds the converted TSC ticks since.  Modules
+ * get no scheduler notifier of their own, but perf calls a PMU's add() when the
  * task context holding its event is scheduled in on a processor, with
  * interrupts off and the context's lock held.  So the module registers a
- * small PMU ("cpc_sched") whose events count nothing: one per binding, in
+ * small PMU ("cpc_sched") whose events count nothing: one per binding
+ * read from its page (created at its first such sample, cpc_ctx.c), in
  * the bound thread's software context (task_ctx_nr perf_sw_context, the
  * context of task-clock on every kernel), created by the module only.
  *

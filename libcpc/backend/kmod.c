@@ -113,8 +113,9 @@ static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
 
 /*
  * Can the module's state page answer this set (see CPC_KPAGE_TIME)?
- * Only if every request that counts asks for task-clock; others keep to
- * the ioctl without the cost of mapping and checking the page.
+ * Only if every request that counts asks for a clock (task-clock,
+ * cpu-clock); others keep to the ioctl without the cost of mapping and
+ * checking the page.
  */
 static int page_can_answer(const struct cpc_reqset *set)
 {
@@ -125,7 +126,8 @@ static int page_can_answer(const struct cpc_reqset *set)
 		if (!(r->flags & (CPC_COUNT_USER | CPC_COUNT_SYSTEM)))
 			continue;
 		if (r->sel.type != PERF_TYPE_SOFTWARE ||
-		    r->sel.config != PERF_COUNT_SW_TASK_CLOCK)
+		    (r->sel.config != PERF_COUNT_SW_TASK_CLOCK &&
+			r->sel.config != PERF_COUNT_SW_CPU_CLOCK))
 			return 0;
 		counting = 1;
 	}
@@ -147,6 +149,9 @@ static void unmap_page(struct kmod_lwp *p)
  * rounding).  Anything else leaves samples on the ioctl.  This sample
  * is the ioctl's (vals, ontime_ns).  Mapping at the first sample rather
  * than at bind keeps a binding that is never sampled as cheap as before.
+ * The module gives the page a time base at the first sample after it is
+ * mapped (it creates its scheduler hook then, not at bind): without one
+ * at the first read, one sample more makes it.
  */
 static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
@@ -161,9 +166,14 @@ static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 		if (m != MAP_FAILED)
 			p->page = m;
 	}
-	if (p->page != NULL)
+	if (p->page != NULL) {
 		have_page = __cpc_kpage_read(p->page, __cpc_rdtsc, pv, n,
 				&pt) == 0;
+		if (!have_page &&
+		    sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns) == 0)
+			have_page = __cpc_kpage_read(p->page, __cpc_rdtsc, pv,
+					n, &pt) == 0;
+	}
 	int rc = sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
 	if (rc != 0 || !have_page)
 		return rc;

@@ -157,18 +157,19 @@ static int kmod_page_time(void)
 }
 
 /*
- * With the kernel module, a binding of task-clock alone is sampled from
- * the thread's state page (CPC_KPAGE_TIME), without a system call after
- * its first sample (which checks the page against the ioctl): the
+ * With the kernel module, a binding of clocks alone (task-clock,
+ * cpu-clock) is sampled from the thread's state page (CPC_KPAGE_TIME),
+ * without a system call after its first sample (which checks the page
+ * against the ioctl): the
  * module's count of counters it read for a thread's own samples
  * (self_reads) stays where it was, while the counts follow the thread's
  * CPU time as through the ioctl and never go back, across schedulings
  * out and in.
  */
-START_TEST(task_clock_from_state_page)
+static void clocks_from_state_page(const char *spec)
 {
 	cpc_event_t a, b, prev, cur;
-	bind_spec("pic0=task-clock,pic1=task-clock");
+	bind_spec(spec);
 	/* The first sample is the ioctl's (it checks the page). */
 	sample(&a);
 	long reads0 = module_param("self_reads");
@@ -189,8 +190,21 @@ START_TEST(task_clock_from_state_page)
 	}
 	long reads1 = module_param("self_reads");
 	ck_assert_msg(reads0 >= 0 && reads1 == reads0,
-	    "self_reads %ld -> %ld: the module read the counters for samples "
-	    "that the state page answers", reads0, reads1);
+	    "%s: self_reads %ld -> %ld: the module read the counters for "
+	    "samples that the state page answers", spec, reads0, reads1);
+}
+
+START_TEST(task_clock_from_state_page)
+{
+	clocks_from_state_page("pic0=task-clock,pic1=task-clock");
+}
+END_TEST
+
+/* cpu-clock too, alone and with task-clock (page_cpu_clock Y). */
+START_TEST(cpu_clock_from_state_page)
+{
+	clocks_from_state_page("pic0=cpu-clock,pic1=cpu-clock");
+	clocks_from_state_page("pic0=cpu-clock,pic1=task-clock");
 }
 END_TEST
 
@@ -787,8 +801,12 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, bind_and_sample_in_handler);
 	tcase_add_test(tc, backend_selection);
 	/* Only where it applies: the module with its page's time base. */
-	if (kmod_page_time())
+	if (kmod_page_time()) {
 		tcase_add_test(tc, task_clock_from_state_page);
+		/* cpu-clock only where perf reschedules it with the hook. */
+		if (module_param("page_cpu_clock") == 1)
+			tcase_add_test(tc, cpu_clock_from_state_page);
+	}
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -165,6 +165,8 @@ static int target(int fd, unsigned long cmd, pid_t tid)
 
 #define TASK_CLOCK(fl, pre) \
 	mkreq(CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, (fl), (pre))
+#define CPU_CLOCK(fl, pre) \
+	mkreq(CPC_KEV_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, (fl), (pre))
 #define PAGE_FAULTS(fl, pre) \
 	mkreq(CPC_KEV_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, (fl), (pre))
 
@@ -400,6 +402,56 @@ static void test_presets(void)
 }
 
 /*
+ * Clocks are rebound in place like any event (perf rewrites their
+ * counters' attr.type on 6.12: the module goes by the requests), except
+ * when they notify overflow: clocks overflow from an hrtimer, and
+ * rebound in place they lost overflows under timer storms
+ * (tests/hardening/test_stress.c), so they get new counters.
+ */
+static void test_rebind_clocks(void)
+{
+	static const struct {
+		const char *name;
+		int ovf;	/* request 0 notifies overflow */
+		int cpu;	/* request 0 is cpu-clock */
+	} cases[] = {
+		{ "task-clock", 0, 0 }, { "cpu-clock", 0, 1 },
+		{ "task-clock notifying overflow", 1, 0 },
+		{ "cpu-clock notifying overflow", 1, 1 },
+	};
+	unsigned c;
+
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		uint32_t fl = CPC_KREQ_USER |
+			      (cases[c].ovf ? CPC_KREQ_OVF_EMT : 0);
+		uint64_t pre = cases[c].ovf ? -1000000000000ull : 0;
+		struct cpc_kreq r[2] = {
+			cases[c].cpu ? CPU_CLOCK(fl, pre) : TASK_CLOCK(fl, pre),
+			TASK_CLOCK(CPC_KREQ_USER, 0),
+		};
+		struct cpc_ksample s;
+		long n0, n1;
+		int e0, e1;
+
+		e0 = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+		n0 = read_param("rebinds_in_place");
+		r[1].preset = 5000000000000ull;
+		e1 = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+		n1 = read_param("rebinds_in_place");
+		sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+		check(e0 == 0 && e1 == 0 && n0 >= 0 &&
+		      n1 == n0 + !cases[c].ovf &&
+		      s.vals[1] >= 5000000000000ull &&
+		      s.vals[1] < 5000000000000ull + 1000000000ull,
+		      "rebind of %s and task-clock: %s (rebinds_in_place "
+		      "%ld -> %ld, count %llu from the new preset)",
+		      cases[c].name, cases[c].ovf ? "new counters" :
+		      "in place", n0, n1, (unsigned long long)s.vals[1]);
+		target(fd, CPC_KIOC_RELE, 0);
+	}
+}
+
+/*
  * A rebind of the same events keeps their kernel counters: the counts
  * start again at the new presets and the on-CPU time at zero; other
  * events or modes get new counters.
@@ -411,9 +463,11 @@ static void test_rebind_in_place(void)
 		PAGE_FAULTS(CPC_KREQ_USER, 0),
 	};
 	struct cpc_ksample s;
+	long n0;
 	int err;
 
 	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	n0 = read_param("rebinds_in_place");
 	spin_ms(30);
 	touch_pages(100);
 	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
@@ -423,6 +477,9 @@ static void test_rebind_in_place(void)
 	r[0].preset = 1000;
 	r[1].preset = 5000;
 	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	check(n0 >= 0 && read_param("rebinds_in_place") == n0 + 1,
+	      "that rebind kept the counters (rebinds_in_place %ld -> %ld)",
+	      n0, read_param("rebinds_in_place"));
 	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
 	check(err == 0 && s.ontime_ns < 10000000 && s.vals[0] >= 1000 &&
 	      s.vals[0] < 1000 + 10000000 && s.vals[1] >= 5000 &&
@@ -443,6 +500,7 @@ static void test_rebind_in_place(void)
 	      "rebind with other overflow requests starts at the preset "
 	      "(%llu)", (unsigned long long)s.vals[1]);
 	target(fd, CPC_KIOC_RELE, 0);
+	test_rebind_clocks();
 }
 
 /* CLOCK_MONOTONIC in ns. */
@@ -823,58 +881,119 @@ static int pmu_type(const char *name)
 }
 
 /*
- * A binding of task-clock only is answered by its state page: the counts
- * and the on-CPU time as of the thread's last scheduling in (or its own
- * last ioctl), advanced by the TSC.  Each page read lies between two
- * SAMPLE ioctls around it, within the clock's resolution the page states
- * (time_slack_ns, the module's clock and TSC reads apart, plus rounding):
- * a - slack - 1 <= page <= b + 1, whatever the scheduling in between.
+ * A binding of clocks only (task-clock, cpu-clock) is answered by its
+ * state page: the counts and the on-CPU time as of the thread's last
+ * scheduling in (or its own last ioctl), advanced by the TSC.  The
+ * module creates the scheduler hook that publishes them at the first
+ * sample after the page is mapped (page_hooks), not at bind.  Each page
+ * read lies between two SAMPLE ioctls around it, within the clock's
+ * resolution the page states (time_slack_ns, the module's clock and TSC
+ * reads apart, plus rounding): a - slack - 1 <= page <= b + 1, whatever
+ * the scheduling in between.  Requests 0 and 2 are clocks, 1 counts
+ * nothing.
  */
-static void test_page_time(void)
+/*
+ * Each time perf takes the clocks off and adds them back (here: a pinned
+ * cpu-clock perf event opened on the thread makes perf reschedule), the
+ * hook must publish again: the page must never run ahead of the ioctl
+ * that follows it.  Root only (perf_event_open under paranoid 3).
+ */
+static void page_resched_case(const char *name,
+			      const volatile struct cpc_kpage *kp)
 {
-	struct cpc_kreq r[3] = {
-		TASK_CLOCK(CPC_KREQ_USER, 1000),
-		PAGE_FAULTS(0, 777),	/* counts nothing */
-		TASK_CLOCK(CPC_KREQ_USER, 0),
-	};
+	struct perf_event_attr pa;
+	struct cpc_ksample a, b;
+	struct page_read pr;
+	uint64_t worst = 0;
+	int i, j, ahead = 0, none = 0, rounds = 200;
+
+	if (!is_root)
+		return;
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_SOFTWARE;
+	pa.config = PERF_COUNT_SW_CPU_CLOCK;
+	pa.pinned = 1;
+	for (i = 0; i < rounds; i++) {
+		long pfd = syscall(SYS_perf_event_open, &pa, 0, -1, -1, 0);
+
+		if (pfd < 0) {
+			check(0, "%s: perf_event_open of a pinned cpu-clock "
+			      "(%s)", name, strerror(errno));
+			return;
+		}
+		if (!page_read_time(kp, &pr)) {
+			none++;
+		} else {
+			sample(fd, CPC_KIOC_SAMPLE, 0, &b);
+			for (j = 0; j < 3; j += 2)
+				if (pr.vals[j] > b.vals[j] + 1) {
+					ahead++;
+					if (pr.vals[j] - b.vals[j] > worst)
+						worst = pr.vals[j] - b.vals[j];
+				}
+		}
+		close((int)pfd);
+		sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	}
+	check(ahead == 0 && none < rounds, "%s: a pinned cpu-clock perf event "
+	      "opened on the thread %d times: the page never ahead of the "
+	      "ioctl after it (%d times, by up to %llu ns; %d reads without "
+	      "a time base)", name, rounds, ahead, (unsigned long long)worst,
+	      none);
+}
+
+static void page_time_case(const char *name, const struct cpc_kreq *r)
+{
 	const volatile struct cpc_kpage *kp;
 	struct cpc_ksample a, b;
 	struct page_read pr, p0;
-	long ins0, ins1, early0, early1;
+	long ins0, ins1, early0, early1, hooks0, hooks1;
 	uint64_t t0, t1, d, worst_lo = 0, worst_slack = 0;
-	int err, i, bad = 0, rounds = 3000, type, ok0;
+	int err, i, bad = 0, rounds = 3000, ok0, answers = 1;
 
-	if (!self_time_kernel()) {
-		check(read_param("page_time") == 0, "page_time N on a kernel "
-		      "where the module does not compute perf's time");
-		return;
-	}
-	if (read_param("page_time") != 1) {
-		printf("# skip test_page_time: page_time is N (no stable "
-		       "TSC sched clock)\n");
-		return;
-	}
-	if (!clocksource_is_tsc()) {
-		printf("# skip test_page_time: the clocksource is not the "
-		       "TSC after 10 s (calibration not refined)\n");
-		return;
-	}
+	for (i = 0; i < 3; i++)
+		if (r[i].config == PERF_COUNT_SW_CPU_CLOCK &&
+		    read_param("page_cpu_clock") != 1)
+			answers = 0;
+	hooks0 = read_param("page_hooks");
 	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
-	check(err == 0, "bind task-clock, nothing, task-clock (err %d)", err);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	hooks1 = read_param("page_hooks");
+	check(err == 0 && hooks0 >= 0 && hooks1 == hooks0,
+	      "%s: bind and samples without the page mapped create no hook "
+	      "(err %d, page_hooks %ld -> %ld)", name, err, hooks0, hooks1);
 	if (err)
 		return;
 	kp = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
-	check(kp != MAP_FAILED, "mmap the state page");
+	check(kp != MAP_FAILED, "%s: mmap the state page", name);
 	if (kp == MAP_FAILED) {
 		target(fd, CPC_KIOC_RELE, 0);
 		return;
 	}
 	ok0 = page_read_time(kp, &pr);
-	check(ok0 && pr.mask == 0x5 && pr.nreqs == 3 &&
-	      pr.vals[1] == 777 && kp->time_mult && kp->time_shift,
-	      "the page has a time base after bind (flags %#x, mask %#x, "
-	      "mult %u shift %u, slack %llu ns)", pr.flags, pr.mask,
-	      kp->time_mult, kp->time_shift, (unsigned long long)pr.slack);
+	check(!ok0 && pr.nreqs == 3, "%s: no time base before the first "
+	      "sample after mapping", name);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	hooks1 = read_param("page_hooks");
+	if (!answers) {
+		/* page_cpu_clock N: cpu-clock stays on the ioctl. */
+		check(!page_read_time(kp, &pr) && hooks1 == hooks0,
+		      "%s: no hook and no time base where page_cpu_clock is "
+		      "N (page_hooks +%ld)", name, hooks1 - hooks0);
+		target(fd, CPC_KIOC_RELE, 0);
+		munmap((void *)kp, PAGE);
+		return;
+	}
+	ok0 = page_read_time(kp, &pr);
+	check(ok0 && hooks1 == hooks0 + 1 && pr.mask == 0x5 &&
+	      pr.nreqs == 3 && pr.vals[1] == 777 && kp->time_mult &&
+	      kp->time_shift, "%s: the page has a time base after that "
+	      "sample (page_hooks +%ld, flags %#x, mask %#x, mult %u "
+	      "shift %u, slack %llu ns)", name, hooks1 - hooks0, pr.flags,
+	      pr.mask, kp->time_mult, kp->time_shift,
+	      (unsigned long long)pr.slack);
 
 	ins0 = read_param("page_sched_ins");
 	early0 = read_param("page_sched_early");
@@ -883,7 +1002,7 @@ static void test_page_time(void)
 		int ok;
 
 		if (i % 100 == 50)
-			usleep(200);	/* scheduled out and in again */
+			usleep(1000);	/* scheduled out and in again */
 		sample(fd, CPC_KIOC_SAMPLE, 0, &a);
 		if (!page_read_time(kp, &pr)) {
 			bad++;
@@ -903,27 +1022,36 @@ static void test_page_time(void)
 		if (pr.slack > worst_slack)
 			worst_slack = pr.slack;
 		if (!ok && bad++ < 3)
-			printf("# round %d: ioctl %llu %llu / page %llu %llu "
-			       "(slack %llu) / ioctl %llu %llu\n", i,
+			printf("# round %d: ioctl %llu %llu %llu / page %llu "
+			       "%llu %llu (slack %llu) / ioctl %llu %llu "
+			       "%llu\n", i,
 			       (unsigned long long)a.vals[0],
+			       (unsigned long long)a.vals[2],
 			       (unsigned long long)a.ontime_ns,
 			       (unsigned long long)pr.vals[0],
+			       (unsigned long long)pr.vals[2],
 			       (unsigned long long)pr.ontime,
 			       (unsigned long long)pr.slack,
 			       (unsigned long long)b.vals[0],
+			       (unsigned long long)b.vals[2],
 			       (unsigned long long)b.ontime_ns);
 	}
 	ins1 = read_param("page_sched_ins");
 	early1 = read_param("page_sched_early");
-	check(bad == 0, "%d page reads each between the ioctl samples "
+	check(bad == 0, "%s: %d page reads each between the ioctl samples "
 	      "around them (within slack + 1 below, 1 above): %d outside; "
 	      "page below the first ioctl by at most %llu ns, slack up to "
-	      "%llu ns", rounds, bad, (unsigned long long)worst_lo,
+	      "%llu ns", name, rounds, bad, (unsigned long long)worst_lo,
 	      (unsigned long long)worst_slack);
-	check(ins0 >= 0 && ins1 - ins0 >= rounds / 100,
-	      "page_sched_ins %ld -> %ld: the hook published at the "
-	      "thread's schedulings in (%ld of them before perf had added "
-	      "task-clock back)", ins0, ins1, early1 - early0);
+	/*
+	 * Not one per sleep: under TCG a short sleep's timer can expire
+	 * before the thread gets to schedule().
+	 */
+	check(ins0 >= 0 && ins1 > ins0,
+	      "%s: page_sched_ins %ld -> %ld over %d sleeps: the hook "
+	      "published at the thread's schedulings in (page_sched_early "
+	      "+%ld: before perf had added the first counter back)", name,
+	      ins0, ins1, rounds / 100, early1 - early0);
 
 	/* Between ioctls, the page alone follows the thread's CPU time. */
 	page_read_time(kp, &p0);
@@ -932,16 +1060,72 @@ static void test_page_time(void)
 	usleep(1000);
 	spin_ms(50);
 	t1 = thread_cpu_ns();
-	check(page_read_time(kp, &pr), "still a time base after spinning");
-	d = pr.vals[0] - p0.vals[0];
-	check(d > (t1 - t0) * 0.9 && d < (t1 - t0) * 1.1,
-	      "the page alone: task-clock +%llu ns within 10%% of the "
-	      "thread's CPU time %llu ns", (unsigned long long)d,
-	      (unsigned long long)(t1 - t0));
+	check(page_read_time(kp, &pr), "%s: still a time base after "
+	      "spinning", name);
+	for (i = 0; i < 3; i += 2) {
+		d = pr.vals[i] - p0.vals[i];
+		check(d > (t1 - t0) * 0.9 && d < (t1 - t0) * 1.1,
+		      "%s: the page alone: request %d +%llu ns within 10%% "
+		      "of the thread's CPU time %llu ns", name, i,
+		      (unsigned long long)d, (unsigned long long)(t1 - t0));
+	}
+	page_resched_case(name, kp);
+	target(fd, CPC_KIOC_RELE, 0);
+	munmap((void *)kp, PAGE);
+}
+
+static void test_page_time(void)
+{
+	struct cpc_kreq r[3] = {
+		TASK_CLOCK(CPC_KREQ_USER, 1000),
+		PAGE_FAULTS(0, 777),	/* counts nothing */
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+	};
+	const struct cpc_kreq rc[3] = {
+		CPU_CLOCK(CPC_KREQ_USER, 1000),
+		PAGE_FAULTS(0, 777),
+		CPU_CLOCK(CPC_KREQ_USER, 0),
+	};
+	const struct cpc_kreq rm[3] = {
+		CPU_CLOCK(CPC_KREQ_USER, 1000),
+		PAGE_FAULTS(0, 777),
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+	};
+	const volatile struct cpc_kpage *kp;
+	struct cpc_ksample a;
+	struct page_read pr;
+	int err, type, ok0;
+
+	if (!self_time_kernel()) {
+		check(read_param("page_time") == 0, "page_time N on a kernel "
+		      "where the module does not compute perf's time");
+		return;
+	}
+	if (read_param("page_time") != 1) {
+		printf("# skip test_page_time: page_time is N (no stable "
+		       "TSC sched clock)\n");
+		return;
+	}
+	if (!clocksource_is_tsc()) {
+		printf("# skip test_page_time: the clocksource is not the "
+		       "TSC after 10 s (calibration not refined)\n");
+		return;
+	}
+	page_time_case("task-clock", r);
+	page_time_case("cpu-clock", rc);
+	page_time_case("cpu-clock and task-clock", rm);
 
 	err = bind_reqs(fd, CPC_KIOC_BIND, 0, CPC_KBIND_START_FROZEN, 3, r);
-	check(err == 0 && !page_read_time(kp, &pr),
-	      "a binding started frozen has no time base (err %d)", err);
+	kp = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, 0);
+	check(err == 0 && kp != MAP_FAILED, "bind started frozen, mmap "
+	      "(err %d)", err);
+	if (err || kp == MAP_FAILED) {
+		target(fd, CPC_KIOC_RELE, 0);
+		return;
+	}
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	check(!page_read_time(kp, &pr),
+	      "a binding started frozen has no time base");
 	err = target(fd, CPC_KIOC_RESTART, 0);
 	ok0 = page_read_time(kp, &pr);
 	check(err == 0 && ok0 && pr.vals[0] >= 1000,
@@ -949,6 +1133,7 @@ static void test_page_time(void)
 	      (unsigned long long)pr.vals[0]);
 	r[1] = PAGE_FAULTS(CPC_KREQ_USER, 0);
 	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
 	check(err == 0 && !page_read_time(kp, &pr),
 	      "a binding that also counts page faults has none (err %d)",
 	      err);
