@@ -899,6 +899,7 @@ void cpc_file_init(struct cpc_file *cf, struct file *file,
 		   struct cpc_user *user)
 {
 	mutex_init(&cf->lock);
+	spin_lock_init(&cf->map_lock);
 	hash_init(cf->ctxs);
 	cf->file = file;
 	cf->user = user;
@@ -916,9 +917,22 @@ static void cpc_ctx_drop_set(struct cpc_set **setp)
 	}
 }
 
+/*
+ * What mmap may map for @ctx: the page of its binding while it has one.
+ * The file lock is held; mmap reads it under map_lock alone.
+ */
+static void cpc_ctx_map_update(struct cpc_file *cf, struct cpc_ctx *ctx)
+{
+	spin_lock(&cf->map_lock);
+	ctx->map_page = ctx->set ? ctx->page : NULL;
+	spin_unlock(&cf->map_lock);
+}
+
 static void cpc_ctx_destroy(struct cpc_file *cf, struct cpc_ctx *ctx)
 {
+	spin_lock(&cf->map_lock);
 	hash_del(&ctx->node);
+	spin_unlock(&cf->map_lock);
 	cpc_ctx_drop_set(&ctx->set);
 	cpc_ctx_drop_set(&ctx->group);
 	if (ctx->page) {
@@ -965,7 +979,10 @@ static void cpc_reap(struct cpc_file *cf)
 			cpc_ctx_destroy(cf, ctx);
 }
 
-/* The context of @task, or NULL; the file lock is held.  Frees nothing. */
+/*
+ * The context of @task, or NULL; the file lock (or, for a look-up only,
+ * its map_lock) is held.  Frees nothing.
+ */
 static struct cpc_ctx *cpc_ctx_find(struct cpc_file *cf,
 				    struct task_struct *task)
 {
@@ -988,7 +1005,9 @@ static struct cpc_ctx *cpc_ctx_new(struct cpc_file *cf,
 	get_task_struct(task);
 	ctx->task = task;
 	raw_spin_lock_init(&ctx->page_lock);
+	spin_lock(&cf->map_lock);
 	hash_add(cf->ctxs, &ctx->node, hash_ptr(task, 32));
+	spin_unlock(&cf->map_lock);
 	return ctx;
 }
 
@@ -1198,6 +1217,7 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 	cpc_ctx_drop_set(slot);
 	*slot = set;
 	set->ctx = ctx;
+	cpc_ctx_map_update(cf, ctx);
 
 	if (kb->flags & CPC_KBIND_START_FROZEN)
 		set->state = CPC_SET_FROZEN;
@@ -1216,6 +1236,7 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 		err = task == current ? cpc_set_check_scheduled(set) : 0;
 		if (err) {
 			cpc_ctx_drop_set(slot);
+			cpc_ctx_map_update(cf, ctx);
 			if (!group)
 				cpc_page_write(ctx, 0, 0, NULL, 0);
 			cpc_ctx_put_if_empty(cf, ctx);
@@ -1293,6 +1314,7 @@ int cpc_ctx_rele(struct cpc_file *cf, struct task_struct *task, bool group)
 			cpc_ctx_drop_set(&ctx->group);
 		} else {
 			cpc_ctx_drop_set(&ctx->set);
+			cpc_ctx_map_update(cf, ctx);
 			cpc_page_write(ctx, 0, 0, NULL, 0);
 		}
 		cpc_ctx_put_if_empty(cf, ctx);
@@ -1352,21 +1374,35 @@ int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task)
  * @cf: the file
  * @vma: a checked one-page, read-only, shared mapping at offset 0
  *
+ * Called with mmap_lock held, so it takes the file's map_lock and not
+ * its lock: binding holds the file lock while it takes perf's context
+ * mutex, under which perf's read() copies to user space and may fault
+ * (mmap_lock).  A reference held across vm_insert_page() keeps the page
+ * alive should the context go meanwhile.
+ *
  * Return: 0, -EINVAL if the calling thread is not bound, or the error of
  * vm_insert_page().
  */
 int cpc_ctx_mmap(struct cpc_file *cf, struct vm_area_struct *vma)
 {
 	struct cpc_ctx *ctx;
-	int err = -EINVAL;
+	struct page *page = NULL;
+	int err;
 
-	mutex_lock(&cf->lock);
+	spin_lock(&cf->map_lock);
 	ctx = cpc_ctx_find(cf, current);
-	if (ctx && ctx->set && ctx->page)
-		err = vm_insert_page(vma, vma->vm_start, ctx->page);
-	if (!err)
-		ctx->mapped = true;
-	mutex_unlock(&cf->lock);
+	if (ctx && ctx->map_page) {
+		page = ctx->map_page;
+		get_page(page);
+		/* Set before the insertion: a page that may be mapped is
+		 * never made a spare, and the hook may be made for it. */
+		WRITE_ONCE(ctx->mapped, true);
+	}
+	spin_unlock(&cf->map_lock);
+	if (!page)
+		return -EINVAL;
+	err = vm_insert_page(vma, vma->vm_start, page);
+	put_page(page);
 	return err;
 }
 

@@ -41,6 +41,7 @@ struct cpc_user;
  */
 struct cpc_file {
 	struct mutex lock;
+	spinlock_t map_lock;
 	DECLARE_HASHTABLE(ctxs, 6);
 	struct file *file;
 	struct cpc_user *user;
@@ -133,6 +134,9 @@ struct cpc_set {
  *	       scheduler hook (interrupts off, perf's context lock held)
  * @updates: updates of the state page since the last bind
  * @mapped: the page has been mapped (the hook may be worth its cost)
+ * @map_page: the page mmap may map (the thread's binding's), or NULL;
+ *	      read under the file's map_lock, which mmap takes instead of the
+ *	      file lock (see cpc_ctx_mmap())
  */
 struct cpc_ctx {
 	struct hlist_node node;
@@ -143,6 +147,7 @@ struct cpc_ctx {
 	raw_spinlock_t page_lock;
 	u64 updates;
 	bool mapped;
+	struct page *map_page;
 };
 
 void cpc_file_init(struct cpc_file *cf, struct file *file,
