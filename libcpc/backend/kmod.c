@@ -31,12 +31,14 @@ struct kmod_lwp {
 	 */
 	const volatile struct cpc_kpage *page;
 	int page_state;
+	int may_freeze;	/* a request notifies overflow */
 };
 
 enum page_state {
 	PAGE_NO,	/* the ioctl: the page cannot answer this binding */
 	PAGE_CHECK,	/* it may: the next sample checks it (check_page) */
-	PAGE_OK,	/* samples read the page while it has a time base */
+	PAGE_OK,	/* samples read the page while it has a time base or
+			 * says frozen (after an overflow) */
 };
 
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -132,6 +134,15 @@ static int page_can_answer(const struct cpc_reqset *set)
 	return counting;
 }
 
+/* Can an overflow freeze this set (the page then answers samples)? */
+static int may_freeze(const struct cpc_reqset *set)
+{
+	for (unsigned i = 0; i < set->nreqs; i++)
+		if (set->req[i].flags & CPC_OVF_NOTIFY_EMT)
+			return 1;
+	return 0;
+}
+
 static void unmap_page(struct kmod_lwp *p)
 {
 	if (p->page != NULL)
@@ -147,6 +158,8 @@ static void unmap_page(struct kmod_lwp *p)
  * rounding).  Anything else leaves samples on the ioctl.  This sample
  * is the ioctl's (vals, ontime_ns).  Mapping at the first sample rather
  * than at bind keeps a binding that is never sampled as cheap as before.
+ * A binding that may freeze keeps the page even when it cannot answer
+ * now: samples in the SIGEMT handler, frozen, read it.
  */
 static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
@@ -165,8 +178,13 @@ static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 		have_page = __cpc_kpage_read(p->page, __cpc_rdtsc, pv, n,
 				&pt) == 0;
 	int rc = sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
-	if (rc != 0 || !have_page)
+	if (rc != 0 || p->page == NULL)
 		return rc;
+	if (!have_page) {
+		if (p->may_freeze)
+			p->page_state = PAGE_OK;
+		return 0;
+	}
 	for (unsigned i = 0; i < n; i++)
 		if (pv[i] > vals[i] + 1)
 			return 0;
@@ -221,8 +239,10 @@ static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
 	}
 	p->nreqs = set->nreqs;
 	p->tid = tid;
-	p->page_state = tid == 0 && page_can_answer(set) ? PAGE_CHECK
-							 : PAGE_NO;
+	p->may_freeze = may_freeze(set);
+	p->page_state = tid == 0 && (page_can_answer(set) || p->may_freeze)
+	    ? PAGE_CHECK
+	    : PAGE_NO;
 	return 0;
 }
 
@@ -266,7 +286,15 @@ static int kmod_rearm(void *priv, const struct cpc_reqset *set)
 		return -EAGAIN;
 	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0)
 		return -EAGAIN;
-	p->page_state = page_can_answer(set) ? PAGE_CHECK : PAGE_NO;
+	/*
+	 * A checked page stays so: it answers for whatever the thread is
+	 * bound to, only when it can (a time base, or frozen).
+	 */
+	p->may_freeze = may_freeze(set);
+	if (p->page_state != PAGE_OK)
+		p->page_state = page_can_answer(set) || p->may_freeze
+		    ? PAGE_CHECK
+		    : PAGE_NO;
 	return 0;
 }
 
