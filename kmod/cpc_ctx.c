@@ -473,6 +473,14 @@ static void cpc_limit_arm(struct perf_event *ev)
 	perf_event_refresh(ev, 1);
 }
 
+/* Waits until perf's disable queued by @ev's event limit has run. */
+static void cpc_limit_sync(struct perf_event *ev)
+{
+#if CPC_LOGICAL_FREEZE
+	irq_work_sync(cpc_limit_work(ev));
+#endif
+}
+
 static void cpc_set_enable(struct cpc_set *set)
 {
 	unsigned int i;
@@ -995,9 +1003,15 @@ static void cpc_set_work(struct callback_head *work)
 
 	mutex_lock(&cf->lock);
 	if (!set->dead && READ_ONCE(set->state) == CPC_SET_PENDING) {
-		/* A logical freeze has nothing to stop (see above). */
+		/*
+		 * A logical freeze has nothing to stop (see above); its limit
+		 * counter's disable has run once this returns, so that the
+		 * page and every sample show its final count.
+		 */
 		if (!set->frz_logical)
 			cpc_set_disable(set);
+		else
+			cpc_limit_sync(set->ev[set->ovf]);
 		WRITE_ONCE(set->state, CPC_SET_FROZEN);
 		if (set->ctx && set->ctx->set == set)
 			cpc_ctx_update_page(set->ctx, vals, &ontime);
@@ -1209,14 +1223,6 @@ static bool cpc_set_same_events(const struct cpc_set *set,
 			return false;
 	}
 	return true;
-}
-
-/* Waits until perf's disable queued by @ev's event limit has run. */
-static void cpc_limit_sync(struct perf_event *ev)
-{
-#if CPC_LOGICAL_FREEZE
-	irq_work_sync(cpc_limit_work(ev));
-#endif
 }
 
 /*
