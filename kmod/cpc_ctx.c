@@ -1044,6 +1044,7 @@ void cpc_file_init(struct cpc_file *cf, struct file *file,
 	cf->file = file;
 	cf->user = user;
 	cf->spare_page = NULL;
+	cf->nctxs = 0;
 }
 
 static void cpc_ctx_drop_set(struct cpc_set **setp)
@@ -1060,6 +1061,7 @@ static void cpc_ctx_drop_set(struct cpc_set **setp)
 static void cpc_ctx_destroy(struct cpc_file *cf, struct cpc_ctx *ctx)
 {
 	hash_del(&ctx->node);
+	cf->nctxs--;
 	cpc_ctx_drop_set(&ctx->set);
 	cpc_ctx_drop_set(&ctx->group);
 	if (ctx->page) {
@@ -1130,6 +1132,7 @@ static struct cpc_ctx *cpc_ctx_new(struct cpc_file *cf,
 	ctx->task = task;
 	raw_spin_lock_init(&ctx->page_lock);
 	hash_add(cf->ctxs, &ctx->node, hash_ptr(task, 32));
+	cf->nctxs++;
 	return ctx;
 }
 
@@ -1347,14 +1350,13 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 	int err;
 
 	mutex_lock(&cf->lock);
+	/* The thread's own context alone: no other to reap (the usual
+	 * rebind in place in a SIGEMT handler). */
 	ctx = cpc_ctx_find(cf, task);
-	/* A rebind in place (the usual one in a SIGEMT handler) is quick. */
-	if (!group && ctx && ctx->set && cpc_set_rearm(ctx, kb) == 0) {
-		mutex_unlock(&cf->lock);
-		return 0;
+	if (!ctx || cf->nctxs > 1) {
+		cpc_reap(cf);
+		ctx = cpc_ctx_find(cf, task);
 	}
-	cpc_reap(cf);
-	ctx = cpc_ctx_find(cf, task);
 	if (!ctx) {
 		ctx = cpc_ctx_new(cf, task);
 		if (!ctx) {
@@ -1363,6 +1365,10 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 		}
 	}
 	slot = group ? &ctx->group : &ctx->set;
+	if (!group && ctx->set && cpc_set_rearm(ctx, kb) == 0) {
+		mutex_unlock(&cf->lock);
+		return 0;
+	}
 	err = cpc_acct_charge(&acct, cf->user, task, cpc_bind_counters(kb),
 			      *slot ? &(*slot)->acct : NULL);
 	if (err)

@@ -38,6 +38,7 @@ struct cpc_user;
  * @user: the opener's context accounting
  * @spare_page: a state page no one maps, kept from a destroyed context
  *		for the next bind (or NULL)
+ * @nctxs: the number of contexts in @ctxs
  */
 struct cpc_file {
 	struct mutex lock;
@@ -45,6 +46,7 @@ struct cpc_file {
 	struct file *file;
 	struct cpc_user *user;
 	struct page *spare_page;
+	unsigned int nctxs;
 };
 
 /* Values of cpc_set.state. */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -32,6 +33,13 @@ struct kmod_lwp {
 	const volatile struct cpc_kpage *page;
 	int page_state;
 	int may_freeze;	/* a request notifies overflow */
+	/*
+	 * Reads of the page in progress on this thread (a signal handler
+	 * may interrupt one), and pages a handler released meanwhile: the
+	 * outermost read unmaps them when it ends (see unmap_page).
+	 */
+	volatile int reading;
+	void *retired[4];
 };
 
 enum page_state {
@@ -143,12 +151,61 @@ static int may_freeze(const struct cpc_reqset *set)
 	return 0;
 }
 
+/* Unmaps the pages released while a read was in progress. */
+static void unmap_retired(struct kmod_lwp *p)
+{
+	for (unsigned i = 0; i < sizeof(p->retired) / sizeof(p->retired[0]);
+	     i++) {
+		void *m = __atomic_exchange_n(&p->retired[i], NULL,
+		    __ATOMIC_SEQ_CST);
+		if (m != NULL)
+			(void)munmap(m, CPC_KPAGE_SIZE);
+	}
+}
+
+/*
+ * Reads the page, if mapped (see __cpc_kpage_read).  A SIGEMT handler
+ * that rebinds from scratch releases the page meanwhile: it stays mapped
+ * until this read ends.
+ */
+static int read_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
+    uint64_t *ontime_ns)
+{
+	int rc = -1;
+
+	p->reading++;
+	atomic_signal_fence(memory_order_seq_cst);
+	const volatile struct cpc_kpage *page = p->page;
+	if (page != NULL)
+		rc = __cpc_kpage_read(page, __cpc_rdtsc, vals, n, ontime_ns);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (--p->reading == 0)
+		unmap_retired(p);
+	return rc;
+}
+
 static void unmap_page(struct kmod_lwp *p)
 {
-	if (p->page != NULL)
-		(void)munmap((void *)p->page, CPC_KPAGE_SIZE);
+	void *m = (void *)p->page;
+
 	p->page = NULL;
 	p->page_state = PAGE_NO;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (m == NULL)
+		return;
+	if (p->reading == 0) {
+		(void)munmap(m, CPC_KPAGE_SIZE);
+		return;
+	}
+	/* In a handler that interrupted a read of this page: later. */
+	for (unsigned i = 0; i < sizeof(p->retired) / sizeof(p->retired[0]);
+	     i++) {
+		void *none = NULL;
+		if (__atomic_compare_exchange_n(&p->retired[i], &none, m, 0,
+			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return;
+	}
+	/* Handlers nested deeper than that: the page stays mapped. */
 }
 
 /*
@@ -174,9 +231,7 @@ static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 		if (m != MAP_FAILED)
 			p->page = m;
 	}
-	if (p->page != NULL)
-		have_page = __cpc_kpage_read(p->page, __cpc_rdtsc, pv, n,
-				&pt) == 0;
+	have_page = read_page(p, pv, n, &pt) == 0;
 	int rc = sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
 	if (rc != 0 || p->page == NULL)
 		return rc;
@@ -321,7 +376,7 @@ static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
 {
 	struct kmod_lwp *p = priv;
 	if (p->page_state == PAGE_OK &&
-	    __cpc_kpage_read(p->page, __cpc_rdtsc, vals, n, ontime_ns) == 0)
+	    read_page(p, vals, n, ontime_ns) == 0)
 		return 0;
 	if (p->page_state == PAGE_CHECK)
 		return check_page(p, vals, n, ontime_ns);
