@@ -1229,6 +1229,25 @@ static bool cpc_set_same_events(const struct cpc_set *set,
 }
 
 /*
+ * Sets the sample period of a stopped counter; perf then forgets what
+ * was left of the old period.  Where the period stays the same, only
+ * that is done, without perf_event_period()'s function call on the
+ * thread's processor: the counter is off, and nothing but its enable
+ * (under perf's context lock, after this) touches its period until then.
+ */
+static void cpc_set_period(struct perf_event *ev, u64 period)
+{
+	if (CPC_LOGICAL_FREEZE &&
+	    READ_ONCE(ev->state) <= PERF_EVENT_STATE_OFF &&
+	    !ev->attr.freq && ev->attr.sample_period == period &&
+	    ev->hw.sample_period == period) {
+		local64_set(&ev->hw.period_left, 0);
+		return;
+	}
+	perf_event_period(ev, period);
+}
+
+/*
  * Before a set's bases change (RESTART, a rebind in place): stops what
  * must not count meanwhile.  A set with a limit counter that is not
  * stopped as a whole keeps its other counters running, to be rebased in
@@ -1263,7 +1282,7 @@ static bool cpc_set_halt(struct cpc_set *set)
 static void cpc_set_resume(struct cpc_ctx *ctx, struct cpc_set *set,
 			   const struct cpc_kbind *kb, bool others_run)
 {
-	u64 raw[CPC_KMOD_MAX_REQS], vals[CPC_KMOD_MAX_REQS], enabled, ontime;
+	u64 raw[CPC_KMOD_MAX_REQS], vals[CPC_KMOD_MAX_REQS], enabled;
 	unsigned int i, first = CPC_KMOD_MAX_REQS;
 
 	for (i = 0; i < set->nreqs && first == CPC_KMOD_MAX_REQS; i++)
@@ -1280,19 +1299,22 @@ static void cpc_set_resume(struct cpc_ctx *ctx, struct cpc_set *set,
 
 		if (kb)
 			set->preset[i] = kb->req[i].preset;
+		/* Rebased: every count reads its preset now. */
+		vals[i] = set->preset[i];
 		if (!ev)
 			continue;
 		if (kb)
 			set->period[i] = cpc_req_period(&kb->req[i]);
 		set->base[i] = raw[i];
 		if (set->period[i])
-			perf_event_period(ev, set->period[i]);
+			cpc_set_period(ev, set->period[i]);
 	}
 	WRITE_ONCE(set->state, CPC_SET_RUNNING);
 	set->frz_logical = false;
 	if (kb)
 		ctx->updates = 0;
-	cpc_ctx_update_page(ctx, vals, &ontime);
+	cpc_page_write(ctx, set->nreqs, 0, vals,
+		       first < CPC_KMOD_MAX_REQS ? enabled - set->time_base : 0);
 	if (others_run)
 		cpc_limit_arm(set->ev[set->ovf]);
 	else
