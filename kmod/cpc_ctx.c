@@ -12,9 +12,27 @@
  * It moves the set from RUNNING to PENDING, remembers the user PC and
  * queues the set's task work on the thread (from NMI context through an
  * irq work).  The task work runs in the thread before it returns to user
- * mode: it disables the counters, moves the set to FROZEN, updates the
+ * mode: it freezes the counters, moves the set to FROZEN, updates the
  * state page and sends SIGEMT (SIGSTKFLT) with si_code EMT_CPCOVF and the
  * PC.  Only the transition to PENDING queues a signal: one per freeze.
+ *
+ * Freezing.  Each request is a counter of its own (kernel counters have no
+ * group leader), so stopping a set in perf takes one disable per counter,
+ * and starting it again one enable per counter, each a function call on
+ * the thread's processor and the enable a reschedule of its perf context.
+ * A set whose only sampling counter is not a clock (->ovf) is frozen
+ * logically instead: that counter carries perf's event limit, which
+ * stops it at its overflow (as user space's PERF_EVENT_IOC_REFRESH does),
+ * and the overflow handler, on the thread's processor, takes the other
+ * counters' raw counts and the first one's enabled time with the PMU's
+ * read() (as perf_event_read_local() does, NMI-safe).  Those counters go
+ * on counting in perf; a sample of the frozen set reads the snapshot, and
+ * RESTART or a rebind in place rebases them from their current counts
+ * (RESTART also takes the frozen interval out of the on-CPU time), so
+ * the only perf calls of a cycle are the limit counter's period and
+ * refresh, as with perf.  When the snapshot cannot be taken (a counter
+ * not active on this processor) or the parameter logical_freeze is N,
+ * the task work disables every counter as before.
  *
  * Lifetime.  A queued task work holds a reference to the set and one to
  * the file.  The file reference keeps the file's state (and so the module)
@@ -65,6 +83,38 @@
 #include "cpc_acct.h"
 #include "cpc_ctx.h"
 #include "cpc_sched.h"
+
+/*
+ * Logical freezes (see above) read perf's fields from the overflow
+ * handler: only on the kernels that was checked against.  EVENT_TIME is
+ * the bit of perf_event_context.is_active that says its clock runs
+ * (kernel/events/core.c, private); the event limit's disable is queued
+ * on pending_disable_irq since 6.10, on pending_irq before.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#define CPC_LOGICAL_FREEZE 1
+#else
+#define CPC_LOGICAL_FREEZE 0
+#endif
+#define CPC_PERF_EVENT_TIME 0x4
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define cpc_limit_work(ev) (&(ev)->pending_disable_irq)
+#else
+#define cpc_limit_work(ev) (&(ev)->pending_irq)
+#endif
+
+/* Module parameter logical_freeze: N disables every counter at a freeze. */
+bool cpc_logical_freeze = true;
+static DEFINE_PER_CPU(u64, cpc_logical_freeze_count);
+
+static bool cpc_is_timer(const struct perf_event *ev);
+static u64 cpc_sum_percpu(u64 __percpu *counter);
+
+u64 cpc_logical_freezes(void)
+{
+	return cpc_sum_percpu(&cpc_logical_freeze_count);
+}
 
 /* ------------------------------------------------------------------ */
 /* Sets                                                                 */
@@ -140,6 +190,70 @@ static void cpc_set_kick(struct irq_work *kick)
 	cpc_set_busy_exit(set);
 }
 
+/*
+ * The enabled time of @ev as of now, from any context on its thread's
+ * processor (NMI included), as perf_event_time_now() computes it: the
+ * context's clock offset is written for lockless readers.
+ */
+static u64 cpc_enabled_now(struct perf_event *ev, enum perf_event_state state)
+{
+#if CPC_LOGICAL_FREEZE
+	struct perf_event_context *pctx = ev->ctx;
+	u64 now;
+
+	if (state < PERF_EVENT_STATE_INACTIVE)
+		return ev->total_time_enabled;
+	if (smp_load_acquire(&pctx->is_active) & CPC_PERF_EVENT_TIME)
+		now = local_clock() + READ_ONCE(pctx->timeoffset);
+	else
+		now = READ_ONCE(pctx->time);
+	return ev->total_time_enabled + now - ev->tstamp;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * In the overflow handler of @set's limit counter @event, on the thread's
+ * processor: takes the other counters' raw counts and the first one's
+ * enabled time (a logical freeze).  False, with nothing usable, if a
+ * counter is neither active here nor stopped: then the task work
+ * disables them all.
+ */
+static bool cpc_set_snapshot(struct cpc_set *set, struct perf_event *event)
+{
+	int cpu = smp_processor_id();
+	bool first = true;
+	unsigned int i;
+
+	if (!CPC_LOGICAL_FREEZE || !READ_ONCE(cpc_logical_freeze))
+		return false;
+	for (i = 0; i < set->nreqs; i++) {
+		struct perf_event *ev = set->ev[i];
+		enum perf_event_state state;
+
+		if (!ev)
+			continue;
+		if (ev == event) {
+			first = false;	/* perf stops it: its time stops */
+			continue;
+		}
+		state = READ_ONCE(ev->state);
+		if (state == PERF_EVENT_STATE_ACTIVE &&
+		    READ_ONCE(ev->oncpu) == cpu)
+			ev->pmu->read(ev);
+		else if (state > PERF_EVENT_STATE_OFF)
+			return false;
+		set->frz_raw[i] = local64_read(&ev->count);
+		if (first) {
+			set->frz_enabled = cpc_enabled_now(ev, state);
+			first = false;
+		}
+	}
+	this_cpu_inc(cpc_logical_freeze_count);
+	return true;
+}
+
 static void cpc_overflow(struct perf_event *event,
 			 struct perf_sample_data *data, struct pt_regs *regs)
 {
@@ -161,6 +275,9 @@ static void cpc_overflow(struct perf_event *event,
 	else
 		pc = instruction_pointer(task_pt_regs(task));
 	WRITE_ONCE(set->pc, pc);
+	/* Only the limit counter has a handler in a set that has one. */
+	WRITE_ONCE(set->frz_logical,
+		   set->ovf >= 0 && cpc_set_snapshot(set, event));
 
 	/*
 	 * From NMI context neither the task work list nor the return path
@@ -235,6 +352,28 @@ static u64 cpc_req_period(const struct cpc_kreq *r)
 }
 
 /*
+ * The request whose counter carries perf's event limit (see "Freezing"):
+ * the only one that samples, if it is not a clock (clocks overflow from
+ * an hrtimer and keep their old path); else -1.
+ */
+static int cpc_set_limit_req(const struct cpc_set *set)
+{
+	unsigned int i;
+	int req = -1;
+
+	if (!CPC_LOGICAL_FREEZE)
+		return -1;
+	for (i = 0; i < set->nreqs; i++) {
+		if (!set->ev[i] || !set->period[i])
+			continue;
+		if (req >= 0 || cpc_is_timer(set->ev[i]))
+			return -1;
+		req = i;
+	}
+	return req;
+}
+
+/*
  * Creates a set of disabled counters for @task, or returns an ERR_PTR:
  * the perf API's error (ENOENT: no such event on this machine, ESRCH: the
  * thread is exiting, ...) or -ENOMEM.
@@ -260,6 +399,8 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 	init_task_work(&set->work, cpc_set_work);
 	init_irq_work(&set->kick, cpc_set_kick);
 	set->nreqs = kb->nreqs;
+	set->ovf = -1;
+	set->hw_off = true;
 
 	for (i = 0; i < kb->nreqs; i++) {
 		const struct cpc_kreq *r = &kb->req[i];
@@ -312,6 +453,8 @@ static struct cpc_set *cpc_set_create(struct cpc_file *cf,
 		}
 		set->ev[i] = ev;
 	}
+	if (!group)
+		set->ovf = cpc_set_limit_req(set);
 	return set;
 
 fail:
@@ -321,13 +464,37 @@ fail:
 	return ERR_PTR(err);
 }
 
+/*
+ * Starts the limit counter of a set (stopped) for one overflow: the limit
+ * is set, not added to, as overflows while it was off left it anywhere.
+ */
+static void cpc_limit_arm(struct perf_event *ev)
+{
+	atomic_set(&ev->event_limit, 0);
+	perf_event_refresh(ev, 1);
+}
+
+/* Waits until perf's disable queued by @ev's event limit has run. */
+static void cpc_limit_sync(struct perf_event *ev)
+{
+#if CPC_LOGICAL_FREEZE
+	irq_work_sync(cpc_limit_work(ev));
+#endif
+}
+
 static void cpc_set_enable(struct cpc_set *set)
 {
 	unsigned int i;
 
-	for (i = 0; i < set->nreqs; i++)
-		if (set->ev[i])
+	for (i = 0; i < set->nreqs; i++) {
+		if (!set->ev[i])
+			continue;
+		if ((int)i == set->ovf)
+			cpc_limit_arm(set->ev[i]);
+		else
 			perf_event_enable(set->ev[i]);
+	}
+	set->hw_off = false;
 }
 
 static void cpc_set_disable(struct cpc_set *set)
@@ -337,6 +504,7 @@ static void cpc_set_disable(struct cpc_set *set)
 	for (i = 0; i < set->nreqs; i++)
 		if (set->ev[i])
 			perf_event_disable(set->ev[i]);
+	set->hw_off = true;
 }
 
 /*
@@ -455,47 +623,85 @@ static bool cpc_read_quick(struct perf_event *ev, bool self, u64 *count,
  *
  * Counters are read with cpc_read_quick() where it can (the first one
  * with its time), all at once with interrupts off, then the others
- * through perf_event_read_value().
+ * through perf_event_read_value().  cpc_set_read_raw() gives the raw
+ * counts and the first counter's enabled time, with @frozen those a
+ * logical freeze took for the counters that still run.
  */
-static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
+static int cpc_set_read_raw(struct cpc_set *set, bool frozen, u64 *raw,
+			    u64 *enabled)
 {
 	bool self = set->task == current;
-	u64 raw[CPC_KMOD_MAX_REQS], enabled = 0, en, running;
 	unsigned long done = 0, flags;
 	unsigned int i, first = CPC_KMOD_MAX_REQS;
+	u64 en, running;
 	int err = 0;
 
+	*enabled = 0;
 	for (i = 0; i < set->nreqs && first == CPC_KMOD_MAX_REQS; i++)
 		if (set->ev[i])
 			first = i;
+	if (frozen) {
+		/* A logical freeze: the counters but ->ovf's still run. */
+		for (i = 0; i < set->nreqs; i++) {
+			if (!set->ev[i] || (int)i == set->ovf)
+				continue;
+			raw[i] = set->frz_raw[i];
+			__set_bit(i, &done);
+		}
+		if ((int)first != set->ovf)
+			*enabled = set->frz_enabled;
+	}
 	if (READ_ONCE(cpc_quick_reads)) {
 		local_irq_save(flags);
 		for (i = 0; i < set->nreqs; i++)
-			if (set->ev[i] &&
+			if (set->ev[i] && !test_bit(i, &done) &&
 			    cpc_read_quick(set->ev[i], self, &raw[i],
-					   i == first ? &enabled : NULL))
+					   i == first ? enabled : NULL))
 				__set_bit(i, &done);
 		local_irq_restore(flags);
 	}
 	for (i = 0; i < set->nreqs; i++) {
 		struct perf_event *ev = set->ev[i];
 
-		if (!ev) {
-			vals[i] = set->preset[i];
+		if (!ev)
 			continue;
-		}
 		if (!test_bit(i, &done)) {
 			en = 0;
 			raw[i] = perf_event_read_value(ev, &en, &running);
 			if (i == first)
-				enabled = en;
+				*enabled = en;
 		}
-		vals[i] = set->preset[i] + raw[i] - set->base[i];
 		if (READ_ONCE(ev->state) == PERF_EVENT_STATE_ERROR)
 			err = -EIO;
 	}
+	return err;
+}
+
+/* Is @set frozen with its counters but ->ovf's running (see above)? */
+static bool cpc_set_frozen_logically(const struct cpc_set *set)
+{
+	return set->frz_logical && READ_ONCE(set->state) == CPC_SET_FROZEN;
+}
+
+static int cpc_set_read(struct cpc_set *set, u64 *vals, u64 *ontime)
+{
+	u64 raw[CPC_KMOD_MAX_REQS], enabled;
+	bool counts = false;
+	unsigned int i;
+	int err;
+
+	err = cpc_set_read_raw(set, cpc_set_frozen_logically(set), raw,
+			       &enabled);
+	for (i = 0; i < set->nreqs; i++) {
+		if (!set->ev[i]) {
+			vals[i] = set->preset[i];
+			continue;
+		}
+		vals[i] = set->preset[i] + raw[i] - set->base[i];
+		counts = true;
+	}
 	/* The first counter's enabled time; 0 if no request counts. */
-	*ontime = first < CPC_KMOD_MAX_REQS ? enabled - set->time_base : 0;
+	*ontime = counts ? enabled - set->time_base : 0;
 	return err;
 }
 
@@ -870,7 +1076,15 @@ static void cpc_set_work(struct callback_head *work)
 
 	mutex_lock(&cf->lock);
 	if (!set->dead && READ_ONCE(set->state) == CPC_SET_PENDING) {
-		cpc_set_disable(set);
+		/*
+		 * A logical freeze has nothing to stop (see above); its limit
+		 * counter's disable has run once this returns, so that the
+		 * page and every sample show its final count.
+		 */
+		if (!set->frz_logical)
+			cpc_set_disable(set);
+		else
+			cpc_limit_sync(set->ev[set->ovf]);
 		WRITE_ONCE(set->state, CPC_SET_FROZEN);
 		if (set->ctx && set->ctx->set == set)
 			cpc_ctx_update_page(set->ctx, vals, &ontime);
@@ -904,6 +1118,7 @@ void cpc_file_init(struct cpc_file *cf, struct file *file,
 	cf->file = file;
 	cf->user = user;
 	cf->spare_page = NULL;
+	cf->nctxs = 0;
 }
 
 static void cpc_ctx_drop_set(struct cpc_set **setp)
@@ -932,6 +1147,7 @@ static void cpc_ctx_destroy(struct cpc_file *cf, struct cpc_ctx *ctx)
 {
 	spin_lock(&cf->map_lock);
 	hash_del(&ctx->node);
+	cf->nctxs--;
 	spin_unlock(&cf->map_lock);
 	cpc_ctx_drop_set(&ctx->set);
 	cpc_ctx_drop_set(&ctx->group);
@@ -1007,6 +1223,7 @@ static struct cpc_ctx *cpc_ctx_new(struct cpc_file *cf,
 	raw_spin_lock_init(&ctx->page_lock);
 	spin_lock(&cf->map_lock);
 	hash_add(cf->ctxs, &ctx->node, hash_ptr(task, 32));
+	cf->nctxs++;
 	spin_unlock(&cf->map_lock);
 	return ctx;
 }
@@ -1103,6 +1320,99 @@ static bool cpc_set_same_events(const struct cpc_set *set,
 }
 
 /*
+ * Sets the sample period of a stopped counter; perf then forgets what
+ * was left of the old period.  Where the period stays the same, only
+ * that is done, without perf_event_period()'s function call on the
+ * thread's processor: the counter is off, and nothing but its enable
+ * (under perf's context lock, after this) touches its period until then.
+ */
+static void cpc_set_period(struct perf_event *ev, u64 period)
+{
+	if (CPC_LOGICAL_FREEZE &&
+	    READ_ONCE(ev->state) <= PERF_EVENT_STATE_OFF &&
+	    !ev->attr.freq && ev->attr.sample_period == period &&
+	    ev->hw.sample_period == period) {
+		local64_set(&ev->hw.period_left, 0);
+		return;
+	}
+	perf_event_period(ev, period);
+}
+
+/*
+ * Before a set's bases change (RESTART, a rebind in place): stops what
+ * must not count meanwhile.  A set with a limit counter that is not
+ * stopped as a whole keeps its other counters running, to be rebased in
+ * place: only the limit counter stops, and the disable its limit queued
+ * at an overflow has run when this returns (it would stop the counter
+ * again after the restart otherwise).  Returns whether the other
+ * counters run.
+ */
+static bool cpc_set_halt(struct cpc_set *set)
+{
+	bool others_run = set->ovf >= 0 && !set->hw_off &&
+			  READ_ONCE(cpc_logical_freeze);
+
+	if (others_run)
+		perf_event_disable(set->ev[set->ovf]);
+	else
+		cpc_set_disable(set);
+	if (set->ovf >= 0)
+		cpc_limit_sync(set->ev[set->ovf]);
+	return others_run;
+}
+
+/*
+ * Rebases a set stopped by cpc_set_halt() (@others_run: its result) and
+ * runs it again: with @kb's presets and periods for a rebind in place,
+ * the on-CPU time counted from now; with @kb NULL (RESTART) from the
+ * presets again, the on-CPU time going on from where it stopped.  The
+ * periods are set while the sampling counters are stopped: perf then
+ * forgets what was left of the old period, and each counter starts a
+ * whole new one when it runs again (as a new counter would).
+ */
+static void cpc_set_resume(struct cpc_ctx *ctx, struct cpc_set *set,
+			   const struct cpc_kbind *kb, bool others_run)
+{
+	u64 raw[CPC_KMOD_MAX_REQS], vals[CPC_KMOD_MAX_REQS], enabled;
+	unsigned int i, first = CPC_KMOD_MAX_REQS;
+
+	for (i = 0; i < set->nreqs && first == CPC_KMOD_MAX_REQS; i++)
+		if (set->ev[i])
+			first = i;
+	cpc_set_read_raw(set, false, raw, &enabled);
+	if (kb)
+		set->time_base = enabled;
+	else if (cpc_set_frozen_logically(set) && (int)first != set->ovf)
+		/* That counter ran on while frozen: not on-CPU time. */
+		set->time_base += enabled - set->frz_enabled;
+	for (i = 0; i < set->nreqs; i++) {
+		struct perf_event *ev = set->ev[i];
+
+		if (kb)
+			set->preset[i] = kb->req[i].preset;
+		/* Rebased: every count reads its preset now. */
+		vals[i] = set->preset[i];
+		if (!ev)
+			continue;
+		if (kb)
+			set->period[i] = cpc_req_period(&kb->req[i]);
+		set->base[i] = raw[i];
+		if (set->period[i])
+			cpc_set_period(ev, set->period[i]);
+	}
+	WRITE_ONCE(set->state, CPC_SET_RUNNING);
+	set->frz_logical = false;
+	if (kb)
+		ctx->updates = 0;
+	cpc_page_write(ctx, set->nreqs, 0, vals,
+		       first < CPC_KMOD_MAX_REQS ? enabled - set->time_base : 0);
+	if (others_run)
+		cpc_limit_arm(set->ev[set->ovf]);
+	else
+		cpc_set_enable(set);
+}
+
+/*
  * Rebinds the context's set in place: the same counters with
  * @kb's presets and periods, running again (also after an overflow froze
  * them), the on-CPU time counted from now.  Far cheaper than new kernel
@@ -1110,48 +1420,23 @@ static bool cpc_set_same_events(const struct cpc_set *set,
  * with the counters stopped or untouched, when a new set is needed: other
  * events, or an overflow whose signal is still to be sent.  Called with
  * the file lock held.
- *
- * The periods are set while the counters are stopped: perf then forgets
- * what was left of the old period, and each counter starts a whole new
- * one when it runs again (as a new counter would).
  */
 static int cpc_set_rearm(struct cpc_ctx *ctx, const struct cpc_kbind *kb)
 {
 	struct cpc_set *set = ctx->set;
-	u64 vals[CPC_KMOD_MAX_REQS], ontime;
-	bool have_time = false;
-	unsigned int i;
+	bool others_run;
 
 	if (!cpc_set_same_events(set, kb))
 		return -EAGAIN;
 	cpc_page_time_switch(ctx, set, false);
-	cpc_set_disable(set);
+	others_run = cpc_set_halt(set);
 	/* No overflow path can start now; one that began owns the set. */
 	if (READ_ONCE(set->state) == CPC_SET_PENDING ||
 	    test_bit(CPC_SET_WORK_QUEUED, &set->work_flags)) {
 		cpc_page_time_switch(ctx, set, true);
 		return -EAGAIN;
 	}
-	for (i = 0; i < set->nreqs; i++) {
-		struct perf_event *ev = set->ev[i];
-		u64 enabled, running;
-
-		set->preset[i] = kb->req[i].preset;
-		if (!ev)
-			continue;
-		set->base[i] = perf_event_read_value(ev, &enabled, &running);
-		if (!have_time) {
-			set->time_base = enabled;
-			have_time = true;
-		}
-		set->period[i] = cpc_req_period(&kb->req[i]);
-		if (set->period[i])
-			perf_event_period(ev, set->period[i]);
-	}
-	WRITE_ONCE(set->state, CPC_SET_RUNNING);
-	ctx->updates = 0;
-	cpc_ctx_update_page(ctx, vals, &ontime);
-	cpc_set_enable(set);
+	cpc_set_resume(ctx, set, kb, others_run);
 	cpc_page_time_switch(ctx, set, true);
 	atomic64_inc(&cpc_rearms);
 	return 0;
@@ -1179,8 +1464,13 @@ int cpc_ctx_bind(struct cpc_file *cf, struct task_struct *task,
 	int err;
 
 	mutex_lock(&cf->lock);
-	cpc_reap(cf);
+	/* The thread's own context alone: no other to reap (the usual
+	 * rebind in place in a SIGEMT handler). */
 	ctx = cpc_ctx_find(cf, task);
+	if (!ctx || cf->nctxs > 1) {
+		cpc_reap(cf);
+		ctx = cpc_ctx_find(cf, task);
+	}
 	if (!ctx) {
 		ctx = cpc_ctx_new(cf, task);
 		if (!ctx) {
@@ -1336,10 +1626,8 @@ int cpc_ctx_rele(struct cpc_file *cf, struct task_struct *task, bool group)
  */
 int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task)
 {
-	u64 vals[CPC_KMOD_MAX_REQS], ontime;
 	struct cpc_ctx *ctx;
 	struct cpc_set *set;
-	unsigned int i;
 
 	mutex_lock(&cf->lock);
 	ctx = cpc_ctx_find(cf, task);
@@ -1350,20 +1638,7 @@ int cpc_ctx_restart(struct cpc_file *cf, struct task_struct *task)
 	}
 
 	cpc_page_time_switch(ctx, set, false);
-	cpc_set_disable(set);
-	for (i = 0; i < set->nreqs; i++) {
-		struct perf_event *ev = set->ev[i];
-		u64 enabled, running;
-
-		if (!ev)
-			continue;
-		set->base[i] = perf_event_read_value(ev, &enabled, &running);
-		if (set->period[i])
-			perf_event_period(ev, set->period[i]);
-	}
-	WRITE_ONCE(set->state, CPC_SET_RUNNING);
-	cpc_ctx_update_page(ctx, vals, &ontime);
-	cpc_set_enable(set);
+	cpc_set_resume(ctx, set, NULL, cpc_set_halt(set));
 	cpc_page_time_switch(ctx, set, true);
 	mutex_unlock(&cf->lock);
 	return 0;

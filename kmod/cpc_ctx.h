@@ -38,6 +38,7 @@ struct cpc_user;
  * @user: the opener's context accounting
  * @spare_page: a state page no one maps, kept from a destroyed context
  *		for the next bind (or NULL)
+ * @nctxs: the number of contexts in @ctxs
  */
 struct cpc_file {
 	struct mutex lock;
@@ -46,6 +47,7 @@ struct cpc_file {
 	struct file *file;
 	struct cpc_user *user;
 	struct page *spare_page;
+	unsigned int nctxs;
 };
 
 /* Values of cpc_set.state. */
@@ -90,6 +92,17 @@ enum cpc_set_state {
  * @hook_tried: the hook was asked for (it is not asked for twice)
  * @page_time: the hook may publish the page's time base (under the
  *	       context's page_lock)
+ * @ovf: the request whose counter stops itself at its overflow (perf's
+ *	 event limit) and is the only one re-armed at a restart after a
+ *	 logical freeze (see "Freezing" in cpc_ctx.c), or -1
+ * @hw_off: every counter is disabled in perf (created so, or frozen or
+ *	    stopped as a whole)
+ * @frz_logical: the overflow that made the set PENDING took @frz_raw
+ *		 and @frz_enabled: the counters other than @ovf's still run
+ *		 in perf while the set is frozen
+ * @frz_raw: raw counts of the counters other than @ovf's at the overflow
+ * @frz_enabled: the first counter's enabled time at the overflow (when it
+ *		 is not @ovf's)
  * @work: the task work that freezes the set and sends the signal
  * @kick: irq work that queues @work after an overflow in NMI context
  * @rcu: frees the set after a grace period
@@ -118,6 +131,11 @@ struct cpc_set {
 	struct perf_event *sched_ev;
 	bool hook_tried;
 	bool page_time;
+	int ovf;
+	bool hw_off;
+	bool frz_logical;
+	u64 frz_raw[CPC_KMOD_MAX_REQS];
+	u64 frz_enabled;
 	struct callback_head work;
 	struct irq_work kick;
 	struct rcu_head rcu;
@@ -167,6 +185,8 @@ bool cpc_page_time_possible(void);
 bool cpc_page_cpu_clock(void);
 void cpc_page_stats(u64 *sched_ins, u64 *early, u64 *hooks);
 u64 cpc_rearm_count(void);
+u64 cpc_logical_freezes(void);
 extern bool cpc_quick_reads;
+extern bool cpc_logical_freeze;
 
 #endif /* CPC_CTX_H */

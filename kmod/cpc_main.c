@@ -168,6 +168,21 @@ MODULE_PARM_DESC(rebinds_in_place,
 module_param_named(quick_reads, cpc_quick_reads, bool, 0644);
 MODULE_PARM_DESC(quick_reads,
 		 "Read counters without perf's locks where that gives the same values (default Y; N: always through perf)");
+module_param_named(logical_freeze, cpc_logical_freeze, bool, 0644);
+MODULE_PARM_DESC(logical_freeze,
+		 "At an overflow, stop only the overflowing counter and freeze the others' values (default Y; N: disable every counter)");
+
+static int cpc_param_get_freezes(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%llu\n", cpc_logical_freezes());
+}
+
+static const struct kernel_param_ops cpc_freezes_ops = {
+	.get = cpc_param_get_freezes,
+};
+module_param_cb(logical_freezes, &cpc_freezes_ops, NULL, 0444);
+MODULE_PARM_DESC(logical_freezes,
+		 "Overflows that froze their binding logically (read-only)");
 
 static bool cpc_hw_pmu;
 

@@ -114,7 +114,10 @@ struct cpc_kinfo {
  * time_slack_ns + 1 below and 1 above what CPC_KIOC_SAMPLE would read at
  * that moment (the module reads the kernel's clock, then the TSC).
  * Without CPC_KPAGE_TIME, vals and ontime_ns are as of the last update:
- * use CPC_KIOC_SAMPLE for current counts.
+ * use CPC_KIOC_SAMPLE for current counts, unless flags has
+ * CPC_KSAMPLE_FROZEN: an overflow froze the counters (the module writes
+ * the page before it sends SIGEMT), and vals and ontime_ns are what
+ * CPC_KIOC_SAMPLE reads until a bind or CPC_KIOC_RESTART runs them again.
  */
 #define CPC_KPAGE_TIME 0x1
 

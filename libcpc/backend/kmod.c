@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -31,12 +32,21 @@ struct kmod_lwp {
 	 */
 	const volatile struct cpc_kpage *page;
 	int page_state;
+	int may_freeze;	/* a request notifies overflow */
+	/*
+	 * Reads of the page in progress on this thread (a signal handler
+	 * may interrupt one), and pages a handler released meanwhile: the
+	 * outermost read unmaps them when it ends (see unmap_page).
+	 */
+	volatile int reading;
+	void *retired[4];
 };
 
 enum page_state {
 	PAGE_NO,	/* the ioctl: the page cannot answer this binding */
 	PAGE_CHECK,	/* it may: the next sample checks it (check_page) */
-	PAGE_OK,	/* samples read the page while it has a time base */
+	PAGE_OK,	/* samples read the page while it has a time base or
+			 * says frozen (after an overflow) */
 };
 
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
@@ -134,12 +144,70 @@ static int page_can_answer(const struct cpc_reqset *set)
 	return counting;
 }
 
+/* Can an overflow freeze this set (the page then answers samples)? */
+static int may_freeze(const struct cpc_reqset *set)
+{
+	for (unsigned i = 0; i < set->nreqs; i++)
+		if (set->req[i].flags & CPC_OVF_NOTIFY_EMT)
+			return 1;
+	return 0;
+}
+
+/* Unmaps the pages released while a read was in progress. */
+static void unmap_retired(struct kmod_lwp *p)
+{
+	for (unsigned i = 0; i < sizeof(p->retired) / sizeof(p->retired[0]);
+	     i++) {
+		void *m = __atomic_exchange_n(&p->retired[i], NULL,
+		    __ATOMIC_SEQ_CST);
+		if (m != NULL)
+			(void)munmap(m, CPC_KPAGE_SIZE);
+	}
+}
+
+/*
+ * Reads the page, if mapped (see __cpc_kpage_read).  A SIGEMT handler
+ * that rebinds from scratch releases the page meanwhile: it stays mapped
+ * until this read ends.
+ */
+static int read_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
+    uint64_t *ontime_ns)
+{
+	int rc = -1;
+
+	p->reading++;
+	atomic_signal_fence(memory_order_seq_cst);
+	const volatile struct cpc_kpage *page = p->page;
+	if (page != NULL)
+		rc = __cpc_kpage_read(page, __cpc_rdtsc, vals, n, ontime_ns);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (--p->reading == 0)
+		unmap_retired(p);
+	return rc;
+}
+
 static void unmap_page(struct kmod_lwp *p)
 {
-	if (p->page != NULL)
-		(void)munmap((void *)p->page, CPC_KPAGE_SIZE);
+	void *m = (void *)p->page;
+
 	p->page = NULL;
 	p->page_state = PAGE_NO;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (m == NULL)
+		return;
+	if (p->reading == 0) {
+		(void)munmap(m, CPC_KPAGE_SIZE);
+		return;
+	}
+	/* In a handler that interrupted a read of this page: later. */
+	for (unsigned i = 0; i < sizeof(p->retired) / sizeof(p->retired[0]);
+	     i++) {
+		void *none = NULL;
+		if (__atomic_compare_exchange_n(&p->retired[i], &none, m, 0,
+			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return;
+	}
+	/* Handlers nested deeper than that: the page stays mapped. */
 }
 
 /*
@@ -151,7 +219,9 @@ static void unmap_page(struct kmod_lwp *p)
  * than at bind keeps a binding that is never sampled as cheap as before.
  * The module gives the page a time base at the first sample after it is
  * mapped (it creates its scheduler hook then, not at bind): without one
- * at the first read, one sample more makes it.
+ * at the first read, one sample more makes it.  A binding that may
+ * freeze keeps the page even when it cannot answer now: samples in the
+ * SIGEMT handler, frozen, read it.
  */
 static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
@@ -167,16 +237,19 @@ static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 			p->page = m;
 	}
 	if (p->page != NULL) {
-		have_page = __cpc_kpage_read(p->page, __cpc_rdtsc, pv, n,
-				&pt) == 0;
+		have_page = read_page(p, pv, n, &pt) == 0;
 		if (!have_page &&
 		    sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns) == 0)
-			have_page = __cpc_kpage_read(p->page, __cpc_rdtsc, pv,
-					n, &pt) == 0;
+			have_page = read_page(p, pv, n, &pt) == 0;
 	}
 	int rc = sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
-	if (rc != 0 || !have_page)
+	if (rc != 0 || p->page == NULL)
 		return rc;
+	if (!have_page) {
+		if (p->may_freeze)
+			p->page_state = PAGE_OK;
+		return 0;
+	}
 	for (unsigned i = 0; i < n; i++)
 		if (pv[i] > vals[i] + 1)
 			return 0;
@@ -231,8 +304,10 @@ static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
 	}
 	p->nreqs = set->nreqs;
 	p->tid = tid;
-	p->page_state = tid == 0 && page_can_answer(set) ? PAGE_CHECK
-							 : PAGE_NO;
+	p->may_freeze = may_freeze(set);
+	p->page_state = tid == 0 && (page_can_answer(set) || p->may_freeze)
+	    ? PAGE_CHECK
+	    : PAGE_NO;
 	return 0;
 }
 
@@ -276,7 +351,15 @@ static int kmod_rearm(void *priv, const struct cpc_reqset *set)
 		return -EAGAIN;
 	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0)
 		return -EAGAIN;
-	p->page_state = page_can_answer(set) ? PAGE_CHECK : PAGE_NO;
+	/*
+	 * A checked page stays so: it answers for whatever the thread is
+	 * bound to, only when it can (a time base, or frozen).
+	 */
+	p->may_freeze = may_freeze(set);
+	if (p->page_state != PAGE_OK)
+		p->page_state = page_can_answer(set) || p->may_freeze
+		    ? PAGE_CHECK
+		    : PAGE_NO;
 	return 0;
 }
 
@@ -303,7 +386,7 @@ static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
 {
 	struct kmod_lwp *p = priv;
 	if (p->page_state == PAGE_OK &&
-	    __cpc_kpage_read(p->page, __cpc_rdtsc, vals, n, ontime_ns) == 0)
+	    read_page(p, vals, n, ontime_ns) == 0)
 		return 0;
 	if (p->page_state == PAGE_CHECK)
 		return check_page(p, vals, n, ontime_ns);

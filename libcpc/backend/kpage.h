@@ -3,9 +3,11 @@
  * page without a system call, where the module gives the page a time
  * base (CPC_KPAGE_TIME in kmod/uapi/cpc_kmod.h): the counts and on-CPU
  * time as of the thread's last scheduling in, plus the TSC ticks since,
- * converted with the page's mult and shift.  The one implementation of
- * that protocol; rdtsc is a parameter so that synthetic pages can be
- * read with a stand-in.
+ * converted with the page's mult and shift; and, whatever the set counts,
+ * the counts of a binding an overflow froze (CPC_KSAMPLE_FROZEN), which
+ * do not change until it is restarted or rebound.  The one
+ * implementation of that protocol; rdtsc is a parameter so that
+ * synthetic pages can be read with a stand-in.
  */
 #ifndef LIBCPC_KPAGE_H
 #define LIBCPC_KPAGE_H
@@ -19,7 +21,8 @@
 /*
  * Reads the first n counts and the on-CPU time from page kp, under its
  * sequence counter.  Returns 0, or -1 when the page cannot answer now
- * (no time base, or fewer requests than n): then use CPC_KIOC_SAMPLE.
+ * (neither frozen nor with a time base, or fewer requests than n): then
+ * use CPC_KIOC_SAMPLE.
  * Async-signal-safe.  Inline, as __cpc_rdpmc_read.
  */
 static inline int __cpc_kpage_read(const volatile struct cpc_kpage *kp,
@@ -27,6 +30,7 @@ static inline int __cpc_kpage_read(const volatile struct cpc_kpage *kp,
 {
 	uint32_t seq, mask = 0;
 	uint64_t ontime = 0, delta = 0;
+	int frozen;
 
 	do {
 		seq = kp->seq;
@@ -34,12 +38,21 @@ static inline int __cpc_kpage_read(const volatile struct cpc_kpage *kp,
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if ((seq & 1) != 0)
 			continue;
-		if (!(kp->time_flags & CPC_KPAGE_TIME) || kp->nreqs < n)
+		frozen = (kp->flags & CPC_KSAMPLE_FROZEN) != 0;
+		if ((!frozen && !(kp->time_flags & CPC_KPAGE_TIME)) ||
+		    kp->nreqs < n)
 			return -1;
-		mask = kp->time_mask;
 		for (unsigned i = 0; i < n; i++)
 			vals[i] = kp->vals[i];
 		ontime = kp->ontime_ns;
+		if (frozen) {
+			/* Exact as they stand: nothing advances. */
+			mask = 0;
+			delta = 0;
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			continue;
+		}
+		mask = kp->time_mask;
 		uint64_t tsc = rdtsc(), base = kp->time_tsc;
 		uint64_t cyc = tsc > base ? tsc - base : 0;
 		delta = (uint64_t)(((unsigned __int128)cyc * kp->time_mult) >>

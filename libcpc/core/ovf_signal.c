@@ -98,7 +98,7 @@ static int set_app_action(const struct sigaction *act)
 /*
  * Set while the library's handler runs the application's: a bind from
  * there (the usual rebind after an overflow) finds the library's handler
- * installed without asking the kernel.
+ * installed without asking the kernel (the kernel is running it).
  */
 static __thread int in_handler __attribute__((tls_model("initial-exec")));
 
@@ -179,7 +179,14 @@ static void emt_handler(int sig, siginfo_t *si, void *uc)
 	case CPC_OVF_STALE:	/* for counters being replaced */
 		break;
 	default:
+		/*
+		 * Also a Solaris SIGEMT the kernel module sent itself: a
+		 * rebind from the application's handler asks nothing of
+		 * the kernel either.
+		 */
+		in_handler++;
 		deliver(si, uc);
+		in_handler--;
 		break;
 	}
 	errno = saved;

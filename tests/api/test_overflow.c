@@ -354,15 +354,21 @@ START_TEST(ignored_sigemt)
 {
 	cpc_event_t a, b;
 	signal(SIGEMT, SIG_IGN);
+	uint64_t t0 = thread_cpu_ns();
 	bind_emt("pic0=page-faults,pic1=task-clock", PRESET_1000, 0,
 	    CPC_BIND_EMT_OVF);
 	touch_fresh_pages(2000);
+	uint64_t t1 = thread_cpu_ns();
+	/* 100 ms of CPU time that the frozen task-clock must not count. */
+	burn_cpu_ns(100000000);
 	/* Still frozen at the overflow. */
 	ck_assert_int_eq(cpc_take_sample(&a), 0);
+	ck_assert_uint_le(a.ce_pic[1], t1 - t0 + 1000000);
 	touch_fresh_pages(100);
 	ck_assert_int_eq(cpc_take_sample(&b), 0);
 	ck_assert_uint_eq(a.ce_pic[0], b.ce_pic[0]);
 	ck_assert_uint_lt(a.ce_pic[0], 50);
+	ck_assert_uint_eq(a.ce_pic[1], b.ce_pic[1]);
 }
 END_TEST
 

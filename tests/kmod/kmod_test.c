@@ -1163,7 +1163,9 @@ static void test_page_time(void)
  * Stopped counters (here frozen by an overflow) are read from their
  * final values without perf's locks (parameter stopped_reads); with the
  * parameter quick_reads off (root), every read goes through perf, and
- * must give exactly the same sample.
+ * must give exactly the same sample.  Root freezes with logical_freeze
+ * N (every counter stopped); otherwise, frozen logically, only the
+ * overflowing counter is stopped (test_freeze_leak tests the rest).
  */
 static void test_stopped_read(void)
 {
@@ -1174,12 +1176,15 @@ static void test_stopped_read(void)
 	};
 	struct cpc_ksample a, b, c;
 	struct sigaction ign, old;
-	long before, after;
-	int err;
+	long before, after, freezes;
+	int err, physical, stopped;
 
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGSTKFLT, &ign, &old);
+	physical = read_param("logical_freeze") == 1 &&
+		   write_param("logical_freeze", "N") == 0;
+	freezes = read_param("logical_freezes");
 	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
 	spin_ms(20);
 	touch_pages(100);	/* the 20th fault freezes the counters */
@@ -1195,9 +1200,11 @@ static void test_stopped_read(void)
 	      "task-clock %llu, page-faults %llu, on-CPU %llu ns, the same "
 	      "in the next sample", (unsigned long long)a.vals[0],
 	      (unsigned long long)a.vals[1], (unsigned long long)a.ontime_ns);
-	check(before >= 0 && after - before >= 6, "stopped_reads %ld -> %ld: "
-	      "two samples of three stopped counters read them without "
-	      "perf's locks", before, after);
+	stopped = read_param("logical_freezes") > freezes ? 1 : 3;
+	check(before >= 0 && after - before >= 2 * stopped &&
+	      (stopped == 3 || !physical), "stopped_reads %ld -> %ld: two "
+	      "samples of %d stopped counter(s) read them without perf's "
+	      "locks", before, after, stopped);
 	if (is_root) {
 		err = write_param("quick_reads", "N");
 		sample(fd, CPC_KIOC_SAMPLE, 0, &c);
@@ -1212,6 +1219,8 @@ static void test_stopped_read(void)
 		write_param("quick_reads", "Y");
 	}
 	target(fd, CPC_KIOC_RELE, 0);
+	if (physical)
+		write_param("logical_freeze", "Y");
 	sigaction(SIGSTKFLT, &old, NULL);
 }
 
@@ -1352,6 +1361,114 @@ static void test_overflow(void)
 	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
 	check(s.flags & CPC_KSAMPLE_FROZEN, "ignored SIGEMT: still frozen");
 	sigaction(SIGSTKFLT, &sa, NULL);
+}
+
+/*
+ * A frozen binding leaks nothing: its counters that did not overflow
+ * (here task-clock, the first request, whose enabled time is the on-CPU
+ * time) read the same however long the thread runs while frozen; a
+ * rebind in place with the frozen counts as presets goes on from them,
+ * and RESTART's on-CPU time goes on from the freeze: the frozen interval
+ * is in neither.  The module freezes logically where it can (only the
+ * overflowing counter stops in perf, see kmod/cpc_ctx.c): run with
+ * logical_freeze Y and N when the parameter can be written.
+ */
+static void *freeze_leak_thread(void *arg)
+{
+	const uint64_t ms = 1000000, period = 100;
+	struct cpc_kreq r[2] = {
+		TASK_CLOCK(CPC_KREQ_USER, 0),
+		PAGE_FAULTS(CPC_KREQ_USER | CPC_KREQ_OVF_EMT, -period),
+	};
+	struct cpc_ksample s1, s2, s3;
+	const char *how = arg;
+	long before = read_param("logical_freezes");
+	int err;
+
+	ovf_reset();
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	touch_pages(3 * period);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s1);
+	check(err == 0 && ovf_count == 1 && (s1.flags & CPC_KSAMPLE_FROZEN),
+	      "%s: frozen after one overflow (err %d, %d signals)", how, err,
+	      ovf_count);
+	spin_ms(100);
+	touch_pages(period);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s2);
+	check(s2.vals[0] == s1.vals[0] && s2.vals[1] == s1.vals[1] &&
+	      s2.ontime_ns == s1.ontime_ns && ovf_count == 1,
+	      "%s: 100 ms on the CPU while frozen: task-clock %llu -> %llu, "
+	      "on-CPU %llu -> %llu ns", how, (unsigned long long)s1.vals[0],
+	      (unsigned long long)s2.vals[0],
+	      (unsigned long long)s1.ontime_ns,
+	      (unsigned long long)s2.ontime_ns);
+
+	/* Rebound in place from the frozen counts (as libcpc resumes). */
+	r[0].preset = s2.vals[0];
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 2, r);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s3);
+	check(err == 0 && s3.flags == 0 && s3.vals[0] >= s2.vals[0] &&
+	      s3.vals[0] < s2.vals[0] + 50 * ms && s3.ontime_ns < 50 * ms,
+	      "%s: rebound from the frozen task-clock %llu: %llu, on-CPU "
+	      "%llu ns (the frozen 100 ms not in them)", how,
+	      (unsigned long long)s2.vals[0], (unsigned long long)s3.vals[0],
+	      (unsigned long long)s3.ontime_ns);
+	spin_ms(20);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s1);
+	check(s1.vals[0] >= s3.vals[0] + 15 * ms && s1.ontime_ns >= 15 * ms,
+	      "%s: counting goes on after the rebind (%llu -> %llu)", how,
+	      (unsigned long long)s3.vals[0], (unsigned long long)s1.vals[0]);
+
+	/* Frozen again, then RESTART: the on-CPU time skips the freeze. */
+	touch_pages(3 * period);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s1);
+	spin_ms(100);
+	err = target(fd, CPC_KIOC_RESTART, 0);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s2);
+	check(err == 0 && ovf_count == 2 && (s1.flags & CPC_KSAMPLE_FROZEN) &&
+	      s2.flags == 0 && s2.ontime_ns >= s1.ontime_ns &&
+	      s2.ontime_ns < s1.ontime_ns + 50 * ms &&
+	      s2.vals[0] < r[0].preset + 50 * ms,
+	      "%s: RESTART after 100 ms frozen: on-CPU %llu -> %llu ns, "
+	      "task-clock from its preset %llu (%d signals)", how,
+	      (unsigned long long)s1.ontime_ns,
+	      (unsigned long long)s2.ontime_ns,
+	      (unsigned long long)s2.vals[0], ovf_count);
+	spin_ms(20);
+	touch_pages(period / 2);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s3);
+	check(s3.vals[0] >= s2.vals[0] + 15 * ms &&
+	      s3.vals[1] >= s2.vals[1] + period / 2 && ovf_count == 2,
+	      "%s: counting goes on after RESTART (%llu -> %llu, faults "
+	      "%llu -> %llu)", how, (unsigned long long)s2.vals[0],
+	      (unsigned long long)s3.vals[0], (unsigned long long)s2.vals[1],
+	      (unsigned long long)s3.vals[1]);
+	target(fd, CPC_KIOC_RELE, 0);
+	if (self_time_kernel() && read_param("logical_freeze") == 1)
+		check(read_param("logical_freezes") >= before + 2,
+		      "%s: both freezes were logical (%ld -> %ld)", how,
+		      before, read_param("logical_freezes"));
+	return NULL;
+}
+
+static void test_freeze_leak(void)
+{
+	struct sigaction sa;
+	pthread_t t;
+	long was = read_param("logical_freeze");
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = emt_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSTKFLT, &sa, NULL);
+	pthread_create(&t, NULL, freeze_leak_thread, "freeze");
+	pthread_join(t, NULL);
+	if (was == 1 && write_param("logical_freeze", "N") == 0) {
+		pthread_create(&t, NULL, freeze_leak_thread,
+			       "logical_freeze=N");
+		pthread_join(t, NULL);
+		write_param("logical_freeze", "Y");
+	}
 }
 
 static void test_frozen_restart(void)
@@ -2532,6 +2649,7 @@ int main(int argc, char **argv)
 		RUN(test_stopped_read);
 		RUN(test_overflow);
 		RUN(test_frozen_restart);
+		RUN(test_freeze_leak);
 		RUN(test_group);
 		RUN(test_bad_input);
 		RUN(test_targets);

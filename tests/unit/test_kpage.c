@@ -3,7 +3,8 @@
  * with a stand-in for rdtsc: fallback without a time base or with fewer
  * requests than asked, the TSC conversion (a 128-bit product), which
  * requests advance, a TSC behind the page's, and retries while the
- * sequence counter changes.  The guest checks the real pages
+ * sequence counter changes; a frozen binding's page (CPC_KSAMPLE_FROZEN)
+ * read exactly, with or without a time base.  The guest checks the real pages
  * against the module's ioctl (tests/kmod/kmod_test.c, test_page_time).
  */
 #include <check.h>
@@ -111,6 +112,29 @@ START_TEST(retries_while_the_page_changes)
 }
 END_TEST
 
+START_TEST(reads_a_frozen_page_as_it_stands)
+{
+	uint64_t v[3], t;
+	/* Frozen after an overflow: no time base, nothing advances. */
+	page.time_flags = 0;
+	page.flags = CPC_KSAMPLE_FROZEN;
+	fake_tsc_value = page.time_tsc + 2000000;
+	ck_assert_int_eq(__cpc_kpage_read(&page, fake_tsc, v, 3, &t), 0);
+	ck_assert_uint_eq(v[0], 1000);
+	ck_assert_uint_eq(v[1], 777);
+	ck_assert_uint_eq(v[2], 2000);
+	ck_assert_uint_eq(t, 500);
+	ck_assert_int_eq(reads, 0);
+	/* Fewer requests than asked: the ioctl. */
+	page.nreqs = 2;
+	ck_assert_int_eq(__cpc_kpage_read(&page, fake_tsc, v, 3, &t), -1);
+	/* Restarted: neither frozen nor timed, the ioctl again. */
+	page.nreqs = 3;
+	page.flags = 0;
+	ck_assert_int_eq(__cpc_kpage_read(&page, fake_tsc, v, 3, &t), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kpage");
@@ -121,6 +145,7 @@ int main(void)
 	tcase_add_test(tc, converts_with_a_wide_product);
 	tcase_add_test(tc, tsc_behind_the_page_adds_nothing);
 	tcase_add_test(tc, retries_while_the_page_changes);
+	tcase_add_test(tc, reads_a_frozen_page_as_it_stands);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
