@@ -124,7 +124,7 @@ START_TEST(reads_a_frozen_page_as_it_stands)
 	ck_assert_uint_eq(v[1], 777);
 	ck_assert_uint_eq(v[2], 2000);
 	ck_assert_uint_eq(t, 500);
-	ck_assert_int_eq(reads, 0);
+	ck_assert_int_eq(tsc.reads, 0);
 	/* Fewer requests than asked: the ioctl. */
 	page.nreqs = 2;
 	ck_assert_int_eq(__cpc_kpage_read(&page, fake_tsc, v, 3, &t), -1);
