@@ -108,7 +108,6 @@
 bool cpc_logical_freeze = true;
 static DEFINE_PER_CPU(u64, cpc_logical_freeze_count);
 
-static bool cpc_is_timer(const struct perf_event *ev);
 static u64 cpc_sum_percpu(u64 __percpu *counter);
 
 u64 cpc_logical_freezes(void)
@@ -366,7 +365,7 @@ static int cpc_set_limit_req(const struct cpc_set *set)
 	for (i = 0; i < set->nreqs; i++) {
 		if (!set->ev[i] || !set->period[i])
 			continue;
-		if (req >= 0 || cpc_is_timer(set->ev[i]))
+		if (req >= 0 || cpc_is_timer(set, i))
 			return -1;
 		req = i;
 	}
