@@ -33,13 +33,6 @@ struct kmod_lwp {
 	const volatile struct cpc_kpage *page;
 	int page_state;
 	int may_freeze;	/* a request notifies overflow */
-	/*
-	 * Reads of the page in progress on this thread (a signal handler
-	 * may interrupt one), and pages a handler released meanwhile: the
-	 * outermost read unmaps them when it ends (see unmap_page).
-	 */
-	volatile int reading;
-	void *retired[4];
 };
 
 enum page_state {
@@ -52,6 +45,28 @@ enum page_state {
 _Static_assert(sizeof(struct kmod_lwp) <= CPC_BACKEND_PRIV_SIZE,
     "kmod backend state does not fit");
 _Static_assert(CPC_MAX_REQS <= CPC_KMOD_MAX_REQS, "request limits differ");
+
+/*
+ * Per thread, outside the binding's state (the core clears that before
+ * every bind, also in a SIGEMT handler that interrupted this thread in
+ * the middle of a read of its page):
+ * - reading: reads of the page in progress on this thread (a signal
+ *   handler may interrupt one);
+ * - maps: every state page this thread has mapped and not yet unmapped;
+ *   whenever no read is in progress, a release unmaps them all and the
+ *   end of the outermost read all but the binding's current page (so no
+ *   mapping outlives its binding, whatever a handler's rebind did to the
+ *   binding's state in the middle of a first sample or of a read);
+ * - epoch: moves on at every bind and release, so that a first sample
+ *   that a handler's rebind interrupted (check_page) leaves the new
+ *   binding's page and state alone.
+ */
+struct kmod_thread {
+	volatile int reading;
+	void *maps[6];
+	volatile unsigned epoch;
+};
+static __thread struct kmod_thread kt __attribute__((tls_model("initial-exec")));
 
 /* x86 event-select bits the module accepts for CPC_KEV_RAW_X86. */
 #define RAW_X86_BITS                                                       \
@@ -153,16 +168,41 @@ static int may_freeze(const struct cpc_reqset *set)
 	return 0;
 }
 
-/* Unmaps the pages released while a read was in progress. */
-static void unmap_retired(struct kmod_lwp *p)
+/*
+ * Unmaps this thread's state pages but the one *keep points to, read
+ * afresh for each (a handler may install a new page meanwhile; NULL:
+ * unmaps them all).
+ */
+static void sweep_maps(const volatile struct cpc_kpage *const volatile *keep)
 {
-	for (unsigned i = 0; i < sizeof(p->retired) / sizeof(p->retired[0]);
-	     i++) {
-		void *m = __atomic_exchange_n(&p->retired[i], NULL,
-		    __ATOMIC_SEQ_CST);
-		if (m != NULL)
+	for (unsigned i = 0; i < sizeof(kt.maps) / sizeof(kt.maps[0]); i++) {
+		void *m = kt.maps[i];
+		if (m == NULL ||
+		    (keep != NULL && m == (const void *)*keep))
+			continue;
+		/* A handler may sweep this slot meanwhile: one of us wins. */
+		if (__atomic_compare_exchange_n(&kt.maps[i], &m, NULL, 0,
+			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			(void)munmap(m, CPC_KPAGE_SIZE);
 	}
+}
+
+/* Maps the thread's state page and records it; NULL if it cannot. */
+static void *map_page(void)
+{
+	void *m = mmap(NULL, CPC_KPAGE_SIZE, PROT_READ, MAP_SHARED, kmod_fd,
+	    0);
+	if (m == MAP_FAILED)
+		return NULL;
+	for (unsigned i = 0; i < sizeof(kt.maps) / sizeof(kt.maps[0]); i++) {
+		void *none = NULL;
+		if (__atomic_compare_exchange_n(&kt.maps[i], &none, m, 0,
+			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			return m;
+	}
+	/* Handlers nested deeper than the slots: no page for this one. */
+	(void)munmap(m, CPC_KPAGE_SIZE);
+	return NULL;
 }
 
 /*
@@ -175,39 +215,27 @@ static int read_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 {
 	int rc = -1;
 
-	p->reading++;
+	kt.reading++;
 	atomic_signal_fence(memory_order_seq_cst);
 	const volatile struct cpc_kpage *page = p->page;
 	if (page != NULL)
 		rc = __cpc_kpage_read(page, __cpc_rdtsc, vals, n, ontime_ns);
 	atomic_signal_fence(memory_order_seq_cst);
-	if (--p->reading == 0)
-		unmap_retired(p);
+	if (--kt.reading == 0)
+		sweep_maps(&p->page);
 	return rc;
 }
 
 static void unmap_page(struct kmod_lwp *p)
 {
-	void *m = (void *)p->page;
-
-	p->page = NULL;
+	/* The mapping itself goes in a sweep (see struct kmod_thread). */
+	__atomic_store_n((void **)&p->page, NULL, __ATOMIC_SEQ_CST);
+	kt.epoch++;
 	p->page_state = PAGE_NO;
 	atomic_signal_fence(memory_order_seq_cst);
-	if (m == NULL)
-		return;
-	if (p->reading == 0) {
-		(void)munmap(m, CPC_KPAGE_SIZE);
-		return;
-	}
-	/* In a handler that interrupted a read of this page: later. */
-	for (unsigned i = 0; i < sizeof(p->retired) / sizeof(p->retired[0]);
-	     i++) {
-		void *none = NULL;
-		if (__atomic_compare_exchange_n(&p->retired[i], &none, m, 0,
-			__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-			return;
-	}
-	/* Handlers nested deeper than that: the page stays mapped. */
+	/* In a handler that interrupted a read: when that read ends. */
+	if (kt.reading == 0)
+		sweep_maps(NULL);
 }
 
 /*
@@ -228,13 +256,26 @@ static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 {
 	uint64_t pv[CPC_KMOD_MAX_REQS], pt;
 	int have_page = 0;
+	unsigned epoch = kt.epoch;
 
 	p->page_state = PAGE_NO;
 	if (p->page == NULL) {
-		void *m = mmap(NULL, CPC_KPAGE_SIZE, PROT_READ, MAP_SHARED,
-		    kmod_fd, 0);
-		if (m != MAP_FAILED)
-			p->page = m;
+		/* Counted as a read: no handler sweeps the new mapping
+		 * before it is installed. */
+		kt.reading++;
+		atomic_signal_fence(memory_order_seq_cst);
+		void *m = map_page();
+		void *none = NULL;
+		/*
+		 * A handler that rebound meanwhile made this the page of a
+		 * binding gone, or installed its own: this one is swept.
+		 */
+		if (m != NULL && kt.epoch == epoch)
+			(void)__atomic_compare_exchange_n((void **)&p->page,
+			    &none, m, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		atomic_signal_fence(memory_order_seq_cst);
+		if (--kt.reading == 0)
+			sweep_maps(&p->page);
 	}
 	if (p->page != NULL) {
 		have_page = read_page(p, pv, n, &pt) == 0;
@@ -243,7 +284,7 @@ static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 			have_page = read_page(p, pv, n, &pt) == 0;
 	}
 	int rc = sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
-	if (rc != 0 || p->page == NULL)
+	if (rc != 0 || p->page == NULL || kt.epoch != epoch)
 		return rc;
 	if (!have_page) {
 		if (p->may_freeze)
@@ -304,6 +345,7 @@ static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
 	}
 	p->nreqs = set->nreqs;
 	p->tid = tid;
+	kt.epoch++;
 	p->may_freeze = may_freeze(set);
 	p->page_state = tid == 0 && (page_can_answer(set) || p->may_freeze)
 	    ? PAGE_CHECK
@@ -355,6 +397,7 @@ static int kmod_rearm(void *priv, const struct cpc_reqset *set)
 	 * A checked page stays so: it answers for whatever the thread is
 	 * bound to, only when it can (a time base, or frozen).
 	 */
+	kt.epoch++;
 	p->may_freeze = may_freeze(set);
 	if (p->page_state != PAGE_OK)
 		p->page_state = page_can_answer(set) || p->may_freeze

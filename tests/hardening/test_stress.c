@@ -92,6 +92,26 @@ static uint64_t now_ns(void)
 }
 
 /* Number of perf_event file descriptors this process holds. */
+/*
+ * Mappings of the module's state pages (/dev/cpc) in this process: none
+ * once every binding is released (each release unmaps its page), however
+ * many handlers rebound in the middle of a first sample or of a read of
+ * the page.  -1 if /proc/self/maps cannot be read.
+ */
+static int count_state_page_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strstr(line, " /dev/cpc") != NULL)
+			n++;
+	fclose(f);
+	return n;
+}
+
 static int count_perf_fds(void)
 {
 	int n = 0;
@@ -336,6 +356,9 @@ static void check_storm_issues(int fds0)
 	ck_assert_msg(leaked == 0, "%d perf_event descriptors leaked", leaked);
 	if (leaked == 0)
 		ck_assert_int_eq(count_open_fds(), fds0);
+	int maps = count_state_page_maps();
+	ck_assert_msg(maps == 0, "%d state page mappings left after the "
+	    "release", maps);
 	ck_assert_msg(storm_bad == 0 || storm_bind_errno == EINVAL,
 	    "%d failures in the handler, errno %d: %s", (int)storm_bad,
 	    (int)storm_bind_errno, captured_errors());
