@@ -58,7 +58,7 @@ static uint64_t ns_now_raw(void)
  * ns, 32.32) and returns kHz, or 0 when perf cannot tell (no perf access,
  * or a clock that is not the TSC).
  */
-static uint64_t tsc_rate_from_perf(uint64_t *mult32)
+uint64_t __cpc_tsc_khz_perf(uint64_t *mult32)
 {
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof(attr));
@@ -171,7 +171,7 @@ uint64_t __cpc_tsc_khz(void)
 	if (khz != 0)
 		return khz;
 	uint64_t mult32 = 0;
-	khz = tsc_rate_from_perf(&mult32);
+	khz = __cpc_tsc_khz_perf(&mult32);
 	if (khz == 0)
 		khz = tsc_rate_measured(&mult32);
 	atomic_store_explicit(&__cpc_ns_to_tsc_mult, mult32,

@@ -35,6 +35,8 @@ static inline uint64_t __cpc_rdtsc(void)
  * outside measured regions.
  */
 uint64_t __cpc_tsc_khz(void);
+/* The kernel's TSC rate from a perf user page (kHz, *mult32), or 0. */
+uint64_t __cpc_tsc_khz_perf(uint64_t *mult32);
 /* The TSC measured against CLOCK_MONOTONIC_RAW (kHz); *bound: its error. */
 uint64_t __cpc_tsc_khz_measure(double *bound);
 

@@ -7,42 +7,11 @@
  * TSC clock), against that too.
  */
 #include <check.h>
-#include <linux/perf_event.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "cpuinfo.h"
-
-/* The kernel's TSC rate in kHz (cyc2ns: ns = cyc * mult >> shift), or 0. */
-static double kernel_tsc_khz(void)
-{
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.disabled = 1;
-	attr.exclude_kernel = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	double khz = 0;
-	long size = sysconf(_SC_PAGESIZE);
-	void *p = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-	if (p != MAP_FAILED) {
-		const volatile struct perf_event_mmap_page *pg = p;
-		if (pg->cap_user_time && pg->time_mult != 0)
-			khz = ldexp(1e6, pg->time_shift) / pg->time_mult;
-		munmap(p, (size_t)size);
-	}
-	close(fd);
-	return khz;
-}
 
 static uint64_t raw_ns(void)
 {
@@ -89,7 +58,9 @@ START_TEST(measured_rate_within_its_bound)
 	double ref = long_tsc_khz(&err);
 	ck_assert_msg(err < 0.001, "300 ms bracketed to %g", err);
 	check_against(ref, err, "over 300 ms");
-	double kernel = kernel_tsc_khz();
+	uint64_t mult32;
+	/* perf's cyc2ns (time_mult, time_shift) as the library reads it */
+	double kernel = (double)__cpc_tsc_khz_perf(&mult32);
 	if (kernel != 0)
 		check_against(kernel, 0, "the kernel's");
 	else
