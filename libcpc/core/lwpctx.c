@@ -103,14 +103,19 @@ static void on_fork_prepare(void)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &fork_saved_mask);
-	atomic_store(&forking, 1);
+	/*
+	 * A count, not a flag: with two threads forking at once, the first
+	 * to finish must not let a bind begin while the other one's fork
+	 * is still copying the descriptors.
+	 */
+	atomic_fetch_add(&forking, 1);
 	while (atomic_load(&changing) > 0)
 		sched_yield();
 }
 
 static void on_fork_parent(void)
 {
-	atomic_store(&forking, 0);
+	atomic_fetch_sub(&forking, 1);
 	pthread_sigmask(SIG_SETMASK, &fork_saved_mask, NULL);
 }
 
