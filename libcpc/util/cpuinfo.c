@@ -127,10 +127,11 @@ static void tsc_reading_take(struct tsc_reading *r)
 
 /*
  * Measures the TSC against CLOCK_MONOTONIC_RAW: kHz, and in *bound the
- * relative error that the measurement guarantees.  The rate's error is at most the two readings' errors over the time
- * between them; windows of 1, 2, 4, ... ms until that bound is under
- * 100 ppm (a window of 1 ms natively, where the clock takes tens of ns,
- * longer in an emulated guest), else the best bound of 32 ms in all.
+ * relative error that the measurement guarantees.  The rate's error is at
+ * most the two readings' errors over the time between them; windows of
+ * 1, 2, 4, 8 and 16 ms until that bound is under 100 ppm (a window of
+ * 1 ms natively, where the clock takes tens of ns, longer in an emulated
+ * guest), else the best bound of the five (31 ms in all).
  */
 uint64_t __cpc_tsc_khz_measure(double *bound)
 {
