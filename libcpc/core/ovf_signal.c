@@ -163,6 +163,13 @@ static void emt_handler(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	(void)sig;
 
+	/*
+	 * The application's action runs inside this handler, whether for
+	 * an overflow of the library's own or for a Solaris SIGEMT the
+	 * kernel module sent itself: a rebind from there asks nothing of
+	 * the kernel.
+	 */
+	in_handler++;
 	switch (__cpc_lwp_overflow(si)) {
 	case CPC_OVF_NEW: {
 		siginfo_t info;
@@ -170,25 +177,17 @@ static void emt_handler(int sig, siginfo_t *si, void *uc)
 		info.si_signo = SIGEMT;
 		info.si_code = EMT_CPCOVF;
 		info.si_addr = interrupted_pc(uc);
-		in_handler++;
 		deliver(&info, uc);
-		in_handler--;
 		break;
 	}
 	case CPC_OVF_DUPLICATE:	/* Solaris posts one SIGEMT per freeze */
 	case CPC_OVF_STALE:	/* for counters being replaced */
 		break;
 	default:
-		/*
-		 * Also a Solaris SIGEMT the kernel module sent itself: a
-		 * rebind from the application's handler asks nothing of
-		 * the kernel either.
-		 */
-		in_handler++;
 		deliver(si, uc);
-		in_handler--;
 		break;
 	}
+	in_handler--;
 	errno = saved;
 }
 
