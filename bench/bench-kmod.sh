@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench-kmod.sh BUILDDIR SRCDIR: "make bench-kmod".  Runs bench/cpcbench
 # (-q) in the qemu guest of "make check-kmod" (tests/kmod/vm-run, cpc.ko
 # loaded), once with the perf backend and once with the kernel module's,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpcbench: what libcpc costs next to raw perf_event and PAPI, measured
  * side by side in one process.  Prints a table, writes a CSV file, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * synthbench: the syscall-free sample path measured without a PMU.  The
  * library is compiled into this program with CPC_SYNTHETIC_PAGES, so that

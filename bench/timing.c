@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Timing in interleaved batches, and the table of results. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the benchmarks share: operations timed in interleaved batches
  * (so that drift of the machine affects all alike), a table of medians,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What cputrack and cpustat share (see cmdutil.h). */
 #include <errno.h>
 #include <inttypes.h>

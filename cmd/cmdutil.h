@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What cputrack and cpustat share: the options both take, error handlers,
  * the groups of event sets given with -c, output lines (text and CSV) and

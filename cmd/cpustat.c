@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpustat: system-wide CPU performance counter statistics, per processor,
  * through cpc_bind_cpu (which needs CAP_PERFMON, or root, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cputrack: per-process (per-LWP) CPU performance counter statistics of a
  * command it runs, or of a process it captures, through libpctx and the

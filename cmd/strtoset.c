@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The -c event specification of cputrack and cpustat:
  *

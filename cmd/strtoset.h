@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The event specification of cputrack and cpustat (-c): parsed into a
  * libcpc request set.  Private to the tools, as on Solaris.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Example 1 of cpc_bind_curlwp(3CPC): count two events around a piece of
  * code with the current libcpc interfaces.  The events come from $EVENT0

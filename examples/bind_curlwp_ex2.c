@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Example 2 of cpc_bind_curlwp(3CPC): a SIGEMT each time $EVENT1 counts
  * PRESET's distance to 2^64 more events; the handler samples, sets the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Example 1 of cpc_bind_event(3CPC): count two events around a piece of
  * code, twenty times, in the calling LWP.  Written against the Solaris v1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Example 2 of cpc_bind_event(3CPC): take a SIGEMT every 1000 events of
  * counter 1, print where the program was, and rebind with a new preset

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Per-thread counting with CPC_BIND_LWP_INHERIT: the main LWP binds once,
  * and every thread it creates afterwards counts its own events from zero.

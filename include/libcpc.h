@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libcpc: CPU performance counters (Solaris <libcpc.h>), for Linux.
  *

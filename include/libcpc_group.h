@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libcpc for Linux extension: the aggregate counts of an inheritance
  * group.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libpctx: process contexts for libcpc (Solaris <libpctx.h>).
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Counters that keep the kernel's software-event static keys enabled
  * while the module is loaded (see cpc_anchor.c).

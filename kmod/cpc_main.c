@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * /dev/cpc: Solaris-style virtualised per-thread performance counters for
  * libcpc, over the kernel's perf counters.  The ABI is uapi/cpc_kmod.h.

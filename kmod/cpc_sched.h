@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The module's scheduler hook: a perf PMU of its own whose events, one per
  * binding that the state page can answer, are added when their thread is

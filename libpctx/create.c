@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Creating contexts: pctx_create (a new program, traced from its first
  * instruction), pctx_capture (a running process, every thread seized)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * How libpctx follows a traced process: the callbacks, in the order the
  * top of pctx_impl.h gives, what each ptrace stop means (clone, exec,

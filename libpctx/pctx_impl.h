@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libpctx for Linux: process contexts controlled with ptrace(2).
  * Internals shared by its files (records.c, task.c, events.c, create.c,

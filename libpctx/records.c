@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The records of libpctx: contexts, their families and their LWPs, with
  * the LWP id look-ups libcpc uses, and the error reporting.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running contexts: pctx_run's loop over the whole family, the ticks,
  * release and termination.

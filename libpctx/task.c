@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What libpctx asks the kernel about a traced thread: ptrace event
  * messages, wait statuses, /proc status and arguments, the system call

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The cpc_bind_event(3CPC) Example 1 program runs unchanged and prints
 # twenty lines of plausible software-event counts.
 set -eu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nothp PROGRAM [ARG...]: runs PROGRAM with transparent huge pages
  * disabled for it and its children (PR_SET_THP_DISABLE, kept across

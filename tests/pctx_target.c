@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A workload for the libpctx, cputrack and cpustat tests: runs its
  * arguments as steps, in order.

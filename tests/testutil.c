@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the Check test programs. */
 #include <dirent.h>
 #include <stdarg.h>

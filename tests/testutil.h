@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the Check test programs. */
 #ifndef TESTS_TESTUTIL_H
 #define TESTS_TESTUTIL_H

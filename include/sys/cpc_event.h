@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The version 1 libcpc event type, cpc_event_t, for x86, with the Pentium
  * (P5) and Pentium Pro (P6) control-register bit macros of Solaris 8/9.

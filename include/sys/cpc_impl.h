@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Constants shared by the libcpc interfaces (Solaris <sys/cpc_impl.h>):
  * request flags, bind flags, capabilities, limits and error subcodes.

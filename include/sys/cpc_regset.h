@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Solaris names of the saved program counter and stack pointer in
  * uc_mcontext.gregs[]: PC, USP and SP (the old <sys/reg.h> names) and

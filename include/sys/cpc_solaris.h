@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Solaris base types and small shims needed by <libcpc.h> and by programs
  * written for Solaris libcpc: uint_t, hrtime_t, processorid_t, gethrtime(),

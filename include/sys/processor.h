@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Solaris <sys/processor.h> for Linux: processor_bind(2) and p_online(2),
  * which programs counting on a whole processor use to bind themselves

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Solaris <sys/procset.h>, the part that processor_bind(2) and
  * pset_bind(2) callers use: idtype_t with P_PID and P_LWPID, and P_MYID.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Solaris <sys/pset.h> for Linux: the query forms of pset_bind(2) and
  * pset_assign(2).  Linux has no Solaris processor sets, so every LWP and

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/* SPDX-License-Identifier: (GPL-2.0-only WITH Linux-syscall-note) OR MIT */
 /*
  * The user/kernel ABI of the libcpc kernel module: a misc device,
  * /dev/cpc, giving each thread virtualised 64-bit counters with Solaris

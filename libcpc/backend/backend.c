@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Choosing the backend, once per process. */
 #include <stdlib.h>
 #include <string.h>

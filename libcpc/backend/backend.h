@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The interface between the library core and a counting backend (Linux
  * perf_event, or the libcpc kernel module).  Every operation acts on the

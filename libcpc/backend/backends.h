@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The backends themselves: for backend.c, which chooses among them, and
  * for their own files.  Everything else reaches counters through

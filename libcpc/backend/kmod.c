@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel-module backend: the libcpc module's device /dev/cpc keeps a
  * virtualised context per thread (see kmod/ and cpc(4)).  The module

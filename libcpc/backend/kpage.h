@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading the calling thread's counts from the libcpc module's state
  * page without a system call, where the module gives the page a time

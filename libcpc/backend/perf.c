@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The perf_event backend.  Each bound LWP owns one perf event group,
  * pinned so that it is never multiplexed and read with a single

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The perf backend's per-LWP state and its sample, inline, so that the
  * interfaces' sample paths (through lwpctx.h) read the group from their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Reading a counter without a system call: the perf_event mmap page
  * protocol (sequence lock, counter index, width and offset), with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Counters outside the calling LWP: see counters.h. */
 #include <errno.h>
 #include <string.h>

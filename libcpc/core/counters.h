@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Counters outside the calling LWP: in another thread (process contexts)
  * or on a whole processor.  The caller holds the state; the counters are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Processor contexts: see cpuctx.h. */
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Processor contexts: counting everything that runs on one processor
  * (cpc_bind_cpu, and the version 1 cpc_shared_* interfaces), through the

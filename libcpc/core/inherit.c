@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CPC_BIND_LWP_INHERIT for threads made with pthread_create: libcpc
  * interposes pthread_create, and a thread created by an LWP whose binding

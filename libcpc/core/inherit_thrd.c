@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CPC_BIND_LWP_INHERIT for C11 threads: libcpc interposes thrd_create
  * (glibc implements it without going through pthread_create), so that a

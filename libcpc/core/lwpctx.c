@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The calling LWP's binding, in thread-local storage. */
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The calling LWP's counter context: at most one bound request set per
  * LWP, kept in thread-local storage so that binding and sampling need no

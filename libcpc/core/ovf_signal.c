@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The SIGEMT handler that turns backend notifications into Solaris SIGEMT,
  * and the interposers that keep it in front of the application's own.

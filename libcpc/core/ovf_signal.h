@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Delivery of counter-overflow SIGEMT in Solaris form: the library's
  * handler recognises the backend's notification, freezes the LWP's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Process contexts: see pctxctx.h. */
 #include <errno.h>
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Process contexts: counting in a thread of another process controlled
  * through libpctx (cpc_bind_pctx, and the version 1 cpc_pctx_*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpc_version, cpc_getcpuver and the per-cpuver descriptions:
  * cpc_getcciname, cpc_getcpuref, cpc_getnpic and cpc_getusage; and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A resolved event: what a backend programs into a counter. */
 #ifndef LIBCPC_EVSEL_H
 #define LIBCPC_EVSEL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Solaris generic event names.  Each maps to a Linux perf generic
  * event where one exists (the kernel then picks the encoding for the

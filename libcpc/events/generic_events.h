@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Solaris generic event names (generic_events(3CPC), PAPI_*). */
 #ifndef LIBCPC_GENERIC_EVENTS_H
 #define LIBCPC_GENERIC_EVENTS_H

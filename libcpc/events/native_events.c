@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libpfm4 native event names and the table that gives them an index. */
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>

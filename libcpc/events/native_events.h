@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Native event names of the running processor, through libpfm4, kept in a
  * process-wide table so that a 16-bit index in a ce_pes[] word names them.

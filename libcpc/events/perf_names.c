@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linux perf's generic hardware, cache and software event names. */
 #include <linux/perf_event.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linux perf's generic hardware, cache and software event names. */
 #ifndef LIBCPC_PERF_NAMES_H
 #define LIBCPC_PERF_NAMES_H

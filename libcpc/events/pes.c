@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Naming and encoding the events of ce_pes[] control words. */
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ce_pes[] control word of the version 1 interfaces: naming events in
  * it, and turning it into an encoding a backend can count.

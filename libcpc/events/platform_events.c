@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The platform event tables of the version 1 interfaces: the Pentium (P5),
  * Pentium Pro (P6) names of Solaris, and the AMD names of the Solaris

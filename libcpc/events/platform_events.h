@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Platform event-name tables of the version 1 cpuvers. */
 #ifndef LIBCPC_PLATFORM_EVENTS_H
 #define LIBCPC_PLATFORM_EVENTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The core model every interface is built on: a set of requests, each an
  * event with a 64-bit preset and flags, bound to an LWP by a backend.

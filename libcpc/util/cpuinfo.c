@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPUID decoding and TSC calibration. */
 #include <cpuid.h>
 #include <linux/perf_event.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the running processor is, from CPUID, and its TSC frequency. */
 #ifndef LIBCPC_CPUINFO_H
 #define LIBCPC_CPUINFO_H

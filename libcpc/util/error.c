@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpc_seterrfn and the default error printer. */
 #include <errno.h>
 #include <stdarg.h>

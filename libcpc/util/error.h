@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error reporting through the application's error function. */
 #ifndef LIBCPC_ERROR_H
 #define LIBCPC_ERROR_H

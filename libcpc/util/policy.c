@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The explanation of a policy refusal of the counters: see policy.h. */
 #include <fcntl.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * When the kernel refuses counters by policy (perf_event_paranoid, and no
  * kernel module to count through): the explanation that follows the

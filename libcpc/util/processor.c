@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Solaris processor_bind(2), p_online(2), pset_bind(2) and pset_assign(2)
  * for Linux: a binding is a scheduler affinity of exactly one processor

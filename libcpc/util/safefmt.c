@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An async-signal-safe subset of vsnprintf: no locale, no malloc. */
 #include "safefmt.h"
 

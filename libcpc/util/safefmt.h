@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An async-signal-safe subset of vsnprintf, for error reports. */
 #ifndef LIBCPC_SAFEFMT_H
 #define LIBCPC_SAFEFMT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Solaris shims: gethrtime() and _lwp_self(). */
 #include <sys/syscall.h>
 #include <unistd.h>

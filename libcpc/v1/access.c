@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpc_access: can this process count at all? */
 #include <errno.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The version 1 per-LWP interfaces: cpc_bind_event, cpc_take_sample,
  * cpc_count_usr_events, cpc_count_sys_events and cpc_rele, as a thin layer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpc_event_accum and cpc_event_diff. */
 #include "libcpc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpc_eventtostr: the canonical string of a version 1 event. */
 #include <stdlib.h>
 #include <string.h>

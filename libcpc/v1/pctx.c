@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The version 1 process-context interfaces (cpc_pctx_*): counting in the
  * LWPs of a process controlled through libpctx, from the controlling

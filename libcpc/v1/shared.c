@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The version 1 system-wide interfaces: cpc_shared_open, _bind_event,
  * _take_sample, _rele and _close.  As on Solaris, the caller binds itself

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpc_strtoevent: the version 1 event specification parser
  * ("pic0=<event>,pic1=<event>[,sys][,nouser1]...").

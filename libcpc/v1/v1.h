@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the version 1 interfaces share among their files. */
 #ifndef LIBCPC_V1_H
 #define LIBCPC_V1_H

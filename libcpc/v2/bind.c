@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Binding and sampling with the current interfaces: cpc_bind_curlwp,
  * cpc_unbind, cpc_set_sample, cpc_request_preset, cpc_set_restart,

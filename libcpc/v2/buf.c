@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Buffers of the current interfaces and their arithmetic. */
 #include <errno.h>
 #include <stdlib.h>

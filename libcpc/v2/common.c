@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What every version 2 file uses: the handle's lock, reports through the
  * handle's error handler, and the check that a set belongs to a handle.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * System-wide counting on one processor: cpc_bind_cpu, on the core's
  * processor contexts (cpuctx.h); sampling and unbinding such a set go

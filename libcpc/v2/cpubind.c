@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The processor bindings of the process (cpc_bind_cpu): which set has
  * which processor, bound by which LWP, and the affinity that LWP had

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Events and attributes of the current interfaces: resolving a request's
  * event name (platform names, Solaris generic names, libpfm4 native names,

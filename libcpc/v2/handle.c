@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Handles of the current interfaces: cpc_open, cpc_close, the handle's
  * descriptions (cpc_npic, cpc_caps, cpc_cciname, cpc_cpuref), its error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpc_bind_pctx: binding a set to an LWP of a process controlled through
  * libpctx, on the core's process contexts (pctxctx.h); sampling and

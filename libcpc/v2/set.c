@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Sets of the current interfaces: cpc_set_create, cpc_set_destroy,
  * cpc_set_add_request and cpc_walk_requests.

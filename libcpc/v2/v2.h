@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Private structures of the current (version 2) interfaces: handles, sets,
  * requests and buffers.  Sets are compiled into the core's request sets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The event walkers of the current interfaces: every event name of the
  * platform per counter and overall, generic (PAPI_*) names apart.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The public headers compile warning-free as C11, gnu89 and C++, alone and
 # with the transitive includes Solaris programs rely on.
 set -eu

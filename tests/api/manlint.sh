@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The man pages are clean for mandoc -Tlint and groff -ww.
 set -eu
 : "${top_srcdir:=.}"

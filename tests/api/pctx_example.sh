@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The pctx_run(3CPC) example compiles as printed and counts the threads
 # of a command.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libpctx.so.1 exports exactly the symbols of its version script, each
 # declared in <libpctx.h>, and carries the SONAME libpctx.so.1; libcpc
 # does not need it (weak references only).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # libcpc.so.1 exports exactly the symbols of the version script, each
 # declared in a public header, and carries the SONAME libcpc.so.1.
 set -eu

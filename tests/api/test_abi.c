@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ABI: the layout of cpc_event_t and the values of the public constants. */
 #include <check.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The arithmetic the contract fixes exactly: cpc_event_accum and
  * cpc_event_diff (every field, modulo 2^64, and the fields they must not

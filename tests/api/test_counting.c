@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Counting against the real kernel with the version 1 per-LWP interfaces:
  * software events, presets, user/system selection, errors, threads, fork

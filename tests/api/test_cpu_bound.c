@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Counting on one processor (cpc_bind_cpu, cpc_shared_bind_event) against
  * a known workload: page faults of a thread pinned to CPU k are counted

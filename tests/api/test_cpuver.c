@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpc_version, cpc_getcpuver and the per-cpuver descriptions; cpc_seterrfn. */
 #include <check.h>
 #include <errno.h>

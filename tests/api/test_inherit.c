@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * CPC_BIND_LWP_INHERIT: new LWPs get their own contexts counting from
  * zero, the group aggregate (cpc_take_group_sample), overflow contexts

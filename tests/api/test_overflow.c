@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Overflow notification (CPC_BIND_EMT_OVF): SIGEMT on the overflowing
  * LWP with EMT_CPCOVF and the interrupted PC, frozen counters until the

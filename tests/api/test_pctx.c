@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libpctx and the process-context bindings against the real kernel: a
  * child running tests/pctx_target is created or captured, its LWP, fork,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Counters refused by policy: a child in which the kernel answers every
  * perf_event_open with EACCES (as kernel.perf_event_paranoid does for an

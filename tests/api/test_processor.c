@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The Solaris processor interfaces that system-wide programs use:
  * processor_bind(2), p_online(2) and the query forms of pset_bind(2) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The version 1 system-wide interfaces (cpc_shared_*): counting on the
  * processor the caller is bound to, privilege, and errors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * SIGEMT dispositions set after the bind, as Solaris programs do: the
  * library's dispatch stays in front whichever function sets the action

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpc_strtoevent, cpc_eventtostr, cpc_getusage and cpc_walk_names. */
 #include <check.h>
 #include <stdio.h>

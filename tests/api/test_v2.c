@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The current (version 2) interfaces against the real kernel: handles,
  * sets, requests, attributes, buffers, walkers, binding, sampling,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The pages of the commands (cputrack.1, cpustat.8) are clean for mandoc
 # -Tlint and groff -ww (tests/api/manlint.sh covers the 3CPC pages).
 set -eu

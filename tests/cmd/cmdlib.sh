@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the cputrack, cpustat and -c parser tests (sourced).
 set -eu
 : "${top_srcdir:=.}" "${top_builddir:=.}"

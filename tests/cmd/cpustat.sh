@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cpustat: per-CPU lines, totals, several sets, options, usage errors,
 # CSV, and the refusal an unprivileged user gets.
 . "${top_srcdir:-.}/tests/cmd/cmdlib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cputrack on real programs (tests/pctx_target): title, columns, labels,
 # totals, options, usage errors, output files and CSV, capture, ^C, and
 # the refusals an unprivileged user gets.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The -c event specification (cpc_strtoset in cmd/strtoset.c): counter
 # assignment, flags and attributes, and the exact error texts, through
 # cputrack and cpustat (a parse error is a usage error: status 2).

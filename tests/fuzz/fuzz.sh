@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # "make fuzz": builds the libFuzzer targets of tests/fuzz/ with clang
 # (-fsanitize=fuzzer,address,undefined) against the library's sources
 # compiled with the same instrumentation, then runs each for FUZZ_SECONDS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpc_set_add_request with arbitrary event names, presets, flags and
  * attribute arrays, then binding, sampling and unbinding what it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Shared by the libFuzzer targets of tests/fuzz/ ("make fuzz") and by
  * their replay in "make check" (tests/test_fuzz_replay.c).

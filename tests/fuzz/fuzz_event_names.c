@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Event-name resolution: one name (the input after its first byte)
  * through both interfaces.  The current one adds it to a set, without

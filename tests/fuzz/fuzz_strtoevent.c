@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpc_strtoevent, for any cpuver of a small set (the first input byte
  * chooses it; the rest is the specification), with the round trip of

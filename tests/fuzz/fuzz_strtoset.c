@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The -c specification parser of cputrack and cpustat (cmd/strtoset.c):
  * cpc_strtoset(cpc, spec, smt) gives a set of at most cpc_npic requests,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A malloc interposer for the tests: see allocshim.h. */
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A malloc interposer for the test programs that link tests/allocshim.c:
  * counts heap allocations, fails them on demand, and tracks the blocks

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # "make check-sanitizers": a separate build of the whole package with
 # AddressSanitizer and UndefinedBehaviorSanitizer, whose "make check" must
 # pass.  Every report of either aborts the process that made it, which

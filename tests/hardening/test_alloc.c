@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Heap allocation: the sampling and rebinding paths allocate nothing, and
  * every interface that allocates fails cleanly when an allocation fails

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The fuzz targets of tests/fuzz/ in "make check": every seed of
  * tests/fuzz/corpus/<target>/ and every input that once crashed a target,

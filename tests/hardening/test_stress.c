@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Stress and exhaustion: many inheriting threads binding, sampling and
  * releasing at once; an overflow signal storm (a signal on every page

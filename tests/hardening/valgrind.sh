@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # "make check-valgrind": every Check program of "make check" under
 # valgrind memcheck.  Passes when
 #  - memcheck reports no error in any process (the test programs and the

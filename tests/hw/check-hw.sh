@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # check-hw.sh ("make check-hw"): the hardware-event suite in the qemu
 # guest on the simulated x86 PMU (tests/kmod/simpmu), for an Intel model
 # (Skylake-Client: family 6, cpuver 2003, libpfm4 skl) and an AMD model

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # hw-guest.sh: the hardware-event suite's steps inside the qemu guest of
 # tests/hw/check-hw.sh (run by vm-run, as root or the unprivileged user,
 # with LIBCPC_BACKEND set): the Check programs, the man page's examples

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers of the hardware-event suite; see hwutil.h. */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Helpers of the hardware-event suite (tests/hw): the simulated PMU's
  * record of the events it was asked to count (/sys/kernel/simpmu), the

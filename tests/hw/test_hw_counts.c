@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Hardware events counted by the (simulated) PMU of the qemu guest, on
  * either backend: per-LWP virtualisation, presets, wrap at 2^64,

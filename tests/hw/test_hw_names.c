@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Every naming route of the library reaches the (simulated) PMU with the
  * encoding libpfm4 gives for the guest's processor, compared field by

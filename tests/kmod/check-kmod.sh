@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # check-kmod.sh ("make check-kmod"): tests libcpc's kernel module inside
 # a qemu guest running the installed Debian kernel.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Extract the uncompressed ELF vmlinux from an x86 bzImage.
 
 Usage: extract-vmlinux.py BZIMAGE OUTPUT

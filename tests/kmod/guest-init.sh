@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # /init of the qemu guest used by vm-run and check-kmod.sh (busybox sh).
 #
 # The guest has two serial ports:

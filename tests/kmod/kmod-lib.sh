@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # Helpers shared by vm-run and check-kmod.sh (sourced, bash): pick the
 # Debian kernel and its headers, build and cache the module, extract and

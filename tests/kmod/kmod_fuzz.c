@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmod_fuzz: random and mutated requests to /dev/cpc for a bounded time,
  * from several threads that exit in the middle of their calls, with forks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmod_test: exercises the libcpc kernel module's device /dev/cpc (see
  * kmod/uapi/cpc_kmod.h) inside a guest that has cpc.ko loaded.

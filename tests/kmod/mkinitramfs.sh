@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Builds the initramfs of the qemu test guest (used by vm-run and
 # check-kmod.sh; see guest-init.sh for what runs inside).
 #

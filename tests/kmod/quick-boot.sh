@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # quick-boot.sh: build kmod/ (cpc.ko) and tests/kmod/kmod_test.c, boot
 # Debian's kernel under qemu (TCG) with a busybox initramfs, and in the
 # guest: insmod, kmod_test as root, --user and --stranger, rmmod, a second

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # "make check-load": the whole "make check", LOAD_ROUNDS (20) times in a
 # row, beside two CPU hogs started here; stops at the first round that
 # fails and shows the logs of its failing tests.  Tests must not depend on

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The project's mutation check ("make check-mutants").
 
 Each mutant of tests/quality/mutants.txt is one small deliberate bug: a

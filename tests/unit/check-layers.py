@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks the layering of libcpc's files (see ARCHITECTURE.md).
 
 usage: check-layers.py SRCDIR BUILDDIR

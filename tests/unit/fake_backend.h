@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A fake counting backend for the unit tests of the library's core: it
  * stands in for libcpc/backend/backend.c and the real backends, counts

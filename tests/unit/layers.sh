@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The library's layering: no include or call cycle among its files, and
 # every include and call goes down the layers (tests/unit/check-layers.py).
 command -v python3 >/dev/null 2>&1 ||

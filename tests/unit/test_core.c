@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the library's core (libcpc/core/) against a fake backend
  * (fake_backend.c): rebinding in place, freezing on overflow, duplicate

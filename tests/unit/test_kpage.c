@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The module's state-page protocol (CPC_KPAGE_TIME) on synthetic pages,
  * with a stand-in for rdtsc: fallback without a time base or with fewer

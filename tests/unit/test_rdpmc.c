@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The rdpmc read protocol on synthetic perf_event mmap pages: fallback
  * when rdpmc is not allowed or the event is not on a counter, counter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The TSC rate libcpc measures where perf cannot tell it (the module's
  * users under perf_event_paranoid 3, seccomp): it must agree with the

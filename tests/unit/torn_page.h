@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel's side of a user page in the unit tests of the page
  * protocols (the perf user page, test_rdpmc.c; the module's state page,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * clockprobe.ko: a measurement for the module's state page (BENCHMARKS.md,
  * target 5).  perf's context time advances with local_clock(); a state

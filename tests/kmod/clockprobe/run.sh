@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh KO [ARGS]: loads clockprobe.ko in the guest (it measures at load
 # and refuses to stay) and prints its figures with the guest's clock facts.
 # From the top of the tree, for one kernel (a copy keeps the tree clean):

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * simpmu: a simulated x86 core PMU for libcpc's test guest.  Shared
  * declarations of simpmu_main.c (the PMU), simpmu_events.c (the x86

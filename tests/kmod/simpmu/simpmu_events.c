@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * simpmu_events.c: event attributes to x86 event-select values, as the
  * kernel's x86 PMU driver (arch/x86/events) computes them for Skylake

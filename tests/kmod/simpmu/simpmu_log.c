@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * simpmu_log.c: /sys/kernel/simpmu/, the record tests read:
  *

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * simpmu: a simulated x86 core PMU, for libcpc's tests in a qemu (TCG)
  * guest, which has no PMU of its own.  Test-only: never installed.
