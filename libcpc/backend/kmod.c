@@ -70,8 +70,7 @@ struct kmod_thread {
 static __thread struct kmod_thread kt __attribute__((tls_model("initial-exec")));
 
 /* x86 event-select bits the module accepts for CPC_KEV_RAW_X86. */
-#define RAW_X86_BITS                                                       \
-	(0xffffULL | 1ULL << 18 | 1ULL << 23 | 0xffULL << 24 | 0xfULL << 32)
+#define RAW_X86_BITS CPC_KMOD_RAW_X86_MASK
 
 int __cpc_kmod_open(void)
 {

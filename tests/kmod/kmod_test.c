@@ -50,6 +50,8 @@
 
 #define PAGE 4096
 #define PARAMS "/sys/module/cpc/parameters/"
+/* Statistics and test switches (debugfs; guest-init.sh mounts it). */
+#define STATS "/sys/kernel/debug/cpc/"
 #define NOBODY 65534
 #define STRANGER 1001
 
@@ -209,13 +211,21 @@ static void touch_pages(size_t n)
 	munmap((void *)p, n * PAGE);
 }
 
+/* A statistic or test switch of STATS if there is one, else a parameter. */
+static void param_path(char *path, size_t size, const char *name)
+{
+	snprintf(path, size, STATS "%s", name);
+	if (access(path, F_OK) != 0)
+		snprintf(path, size, PARAMS "%s", name);
+}
+
 static long read_param(const char *name)
 {
 	char path[256], buf[64];
 	ssize_t len;
 	int fd;
 
-	snprintf(path, sizeof(path), PARAMS "%s", name);
+	param_path(path, sizeof(path), name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
@@ -236,7 +246,7 @@ static int write_param(const char *name, const char *val)
 	char path[256];
 	int fd, ok;
 
-	snprintf(path, sizeof(path), PARAMS "%s", name);
+	param_path(path, sizeof(path), name);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return -1;
@@ -1960,7 +1970,7 @@ static void test_policy(void)
 	char val[8];
 
 	if (!is_root) {
-		r = open(PARAMS "contexts_in_use", O_RDONLY);
+		r = open(STATS "contexts_in_use", O_RDONLY);
 		check(r < 0 && errno == EACCES, "contexts_in_use: root only");
 		if (r >= 0)
 			close(r);
