@@ -22,6 +22,8 @@
  * What this kernel allows (1 or 0, read-only; 0 where a build-time probe
  * found perf's internals not as expected, and the module asks perf
  * instead):
+ *   fast_read         a thread's own counters read without perf's locks
+ *                     (quick_reads)
  *   fast_read_time    an own counter's on-CPU time read without perf's
  *                     locks
  *   fast_freeze       freezing at an overflow logically (logical_freeze)
@@ -46,6 +48,7 @@
 /* The read-only files past the statistics of cpc_stats.h. */
 enum kcpc_dbg {
 	KCPC_DBG_CONTEXTS = KCPC_NR_STATS,
+	KCPC_DBG_FAST_READ,
 	KCPC_DBG_FAST_READ_TIME,
 	KCPC_DBG_FAST_FREEZE,
 	KCPC_DBG_PAGE_TIME,
@@ -63,6 +66,7 @@ static const char *const kcpc_dbg_names[KCPC_NR_DBG] = {
 	[KCPC_STAT_PAGE_HOOKS] = "page_hooks",
 	[KCPC_STAT_REBINDS_IN_PLACE] = "rebinds_in_place",
 	[KCPC_DBG_CONTEXTS] = "contexts_in_use",
+	[KCPC_DBG_FAST_READ] = "fast_read",
 	[KCPC_DBG_FAST_READ_TIME] = "fast_read_time",
 	[KCPC_DBG_FAST_FREEZE] = "fast_freeze",
 	[KCPC_DBG_PAGE_TIME] = "page_time",
@@ -78,6 +82,9 @@ static int kcpc_dbg_get(void *data, u64 *val)
 	switch (i) {
 	case KCPC_DBG_CONTEXTS:
 		*val = kcpc_contexts_in_use();
+		break;
+	case KCPC_DBG_FAST_READ:
+		*val = kcpc_perf_quick_reads();
 		break;
 	case KCPC_DBG_FAST_READ_TIME:
 		*val = kcpc_perf_quick_time();

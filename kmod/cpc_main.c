@@ -38,13 +38,11 @@
 #include <linux/pid.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
-#include <linux/version.h>
 
 #include "cpc.h"
 #include "cpc_acct.h"
@@ -55,15 +53,6 @@
 #include "cpc_page.h"
 #include "cpc_validate.h"
 
-/*
- * The exec lock (see kcpc_exec_lock()) is signal_struct.exec_update_lock,
- * which Linux 5.11 introduced and 5.10.6 took over from the stable series.
- * Earlier kernels have exec_update_mutex (5.7 to 5.10.5) or nothing; the
- * module does not support them.
- */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 6)
-#error "cpc.ko needs Linux 5.10.6 or later (signal_struct.exec_update_lock)"
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Module parameters: policy                                            */
@@ -163,7 +152,6 @@ static int kcpc_open_allowed(const struct inode *inode)
 static bool kcpc_may_ptrace(struct task_struct *task)
 {
 	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
 	bool ok;
 
 	rcu_read_lock();
@@ -179,13 +167,7 @@ static bool kcpc_may_ptrace(struct task_struct *task)
 	if (!ok)
 		return false;
 
-	task_lock(task);
-	mm = task->mm;
-	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
-	    !ns_capable_noaudit(mm->user_ns, CAP_SYS_PTRACE))
-		ok = false;
-	task_unlock(task);
-	return ok;
+	return kcpc_task_dumpable(task);
 }
 
 /* What the caller wants to do with a thread. */

@@ -39,11 +39,11 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/spinlock.h>
-#include <linux/version.h>
 #include <asm/hypervisor.h>
 #include <asm/tsc.h>
 
 #include "cpc.h"
+#include "cpc_compat.h"
 #include "cpc_page.h"
 #include "cpc_perf.h"
 #include "cpc_stats.h"
@@ -151,10 +151,8 @@ static struct perf_event *kcpc_sched_create(struct task_struct *task,
 		.pinned = 1,
 	};
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
 	/* Goes at an exec with the binding's counters. */
-	attr.remove_on_exec = 1;
-#endif
+	kcpc_attr_remove_on_exec(&attr);
 
 	if (!kcpc_sched_registered)
 		return ERR_PTR(-ENODEV);

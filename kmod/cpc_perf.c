@@ -17,33 +17,86 @@
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
-#include <linux/version.h>
 
+#include "cpc_compat.h"
 #include "cpc_perf.h"
 
 /*
- * The context clock: ctx->time, ->timestamp and (for readers in NMI
- * context) ->timeoffset, and the bit of ctx->is_active that says the
- * clock runs (EVENT_TIME, private to kernel/events/core.c).
+ * The counter's fields that reads without perf's locks need (its state,
+ * processor, counts, enabled time and tstamp, prev_count, the PMU's
+ * read()): all of them, or no such read.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0) && \
-	LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#ifdef KCPC_HAVE_PERF_EVENT_FIELDS
+#define KCPC_EVENT_FIELDS 1
+#else
+#define KCPC_EVENT_FIELDS 0
+#endif
+
+/*
+ * The context clock: its time, the local_clock() reading it was last
+ * updated at, and (for readers in NMI context) their difference: three
+ * u64 fields of perf_event_context (5.10.y to 6.12), or a struct
+ * perf_time_ctx (7.x).  And the bit of ctx->is_active that says the
+ * clock runs: EVENT_TIME, private to kernel/events/core.c, 0x4 on every
+ * kernel from 5.10 to 7.3.
+ */
+#if defined(KCPC_HAVE_PERF_TIME_CTX)
 #define KCPC_CTX_CLOCK 1
+#define kcpc_ctx_time(pctx) ((pctx)->time.time)
+#define kcpc_ctx_stamp(pctx) ((pctx)->time.stamp)
+#define kcpc_ctx_offset(pctx) ((pctx)->time.offset)
+#elif defined(KCPC_HAVE_PERF_CTX_TIMESTAMP)
+#define KCPC_CTX_CLOCK 1
+#define kcpc_ctx_time(pctx) ((pctx)->time)
+#define kcpc_ctx_stamp(pctx) ((pctx)->timestamp)
+#define kcpc_ctx_offset(pctx) ((pctx)->timeoffset)
 #else
 #define KCPC_CTX_CLOCK 0
 #endif
 #define KCPC_PERF_EVENT_TIME 0x4
 
-/* The irq work that the event limit's disable is queued on. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define KCPC_QUICK_TIME (KCPC_EVENT_FIELDS && KCPC_CTX_CLOCK)
+
+/*
+ * The irq work that the event limit's disable is queued on at an
+ * overflow: pending_disable_irq since 6.10, pending_irq in 6.1 to 6.9,
+ * pending before.
+ */
+#if defined(KCPC_HAVE_PERF_PENDING_DISABLE_IRQ)
 #define kcpc_limit_work(ev) (&(ev)->pending_disable_irq)
-#else
+#elif defined(KCPC_HAVE_PERF_PENDING_IRQ)
 #define kcpc_limit_work(ev) (&(ev)->pending_irq)
+#elif defined(KCPC_HAVE_PERF_PENDING)
+#define kcpc_limit_work(ev) (&(ev)->pending)
 #endif
 
-/* Since 6.2 each PMU has its own part of a task's context. */
-#define KCPC_PMU_CONTEXTS \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0))
+#if KCPC_QUICK_TIME && defined(kcpc_limit_work) && \
+	defined(KCPC_HAVE_PERF_EVENT_LIMIT)
+#define KCPC_LOGICAL_FREEZE 1
+#else
+#define KCPC_LOGICAL_FREEZE 0
+#endif
+
+/*
+ * Since 6.2 each PMU has its own part of a task's context
+ * (perf_event_pmu_context), rescheduled alone.
+ */
+#ifdef KCPC_HAVE_PERF_PMU_CONTEXT
+#define KCPC_PMU_CONTEXTS 1
+#else
+#define KCPC_PMU_CONTEXTS 0
+#endif
+
+/**
+ * kcpc_perf_quick_reads() - can an own counter be read without perf's
+ * locks?
+ *
+ * Return: true where the counter's fields are as expected.
+ */
+bool kcpc_perf_quick_reads(void)
+{
+	return KCPC_EVENT_FIELDS;
+}
 
 /**
  * kcpc_perf_quick_time() - can an own counter's enabled time be read
@@ -53,7 +106,7 @@
  */
 bool kcpc_perf_quick_time(void)
 {
-	return KCPC_CTX_CLOCK;
+	return KCPC_QUICK_TIME;
 }
 
 /**
@@ -65,7 +118,7 @@ bool kcpc_perf_quick_time(void)
  */
 bool kcpc_perf_logical_freeze(void)
 {
-	return KCPC_CTX_CLOCK;
+	return KCPC_LOGICAL_FREEZE;
 }
 
 /**
@@ -83,13 +136,6 @@ bool kcpc_perf_page_cpu_clock(void)
 enum perf_event_state kcpc_perf_state(const struct perf_event *ev)
 {
 	return READ_ONCE(ev->state);
-}
-
-/* Is @ev active on this processor? */
-bool kcpc_perf_active_here(const struct perf_event *ev)
-{
-	return READ_ONCE(ev->state) == PERF_EVENT_STATE_ACTIVE &&
-	       READ_ONCE(ev->oncpu) == smp_processor_id();
 }
 
 /* Is @ev a counter of a hardware PMU (one that can fail to schedule)? */
@@ -118,11 +164,11 @@ void *kcpc_perf_handler_context(const struct perf_event *ev)
 	return ev->overflow_handler_context;
 }
 
-#if KCPC_CTX_CLOCK
+#if KCPC_QUICK_TIME
 /* The context's time as of @clock (a local_clock() reading). */
 static u64 kcpc_ctx_time_at(const struct perf_event_context *pctx, u64 clock)
 {
-	return pctx->time + (clock - pctx->timestamp);
+	return kcpc_ctx_time(pctx) + (clock - kcpc_ctx_stamp(pctx));
 }
 #endif
 
@@ -148,6 +194,7 @@ static u64 kcpc_ctx_time_at(const struct perf_event_context *pctx, u64 clock)
 enum kcpc_perf_read kcpc_perf_read_self(struct perf_event *ev, u64 *count,
 					u64 *enabled)
 {
+#if KCPC_EVENT_FIELDS
 	enum perf_event_state state;
 
 	lockdep_assert_irqs_disabled();
@@ -167,12 +214,15 @@ enum kcpc_perf_read kcpc_perf_read_self(struct perf_event *ev, u64 *count,
 		return KCPC_PERF_READ_NONE;
 	ev->pmu->read(ev);
 	*count = local64_read(&ev->count) + atomic64_read(&ev->child_count);
-#if KCPC_CTX_CLOCK
+#if KCPC_QUICK_TIME
 	if (enabled)
 		*enabled = ev->total_time_enabled +
 			   (kcpc_ctx_time_at(ev->ctx, local_clock()) - ev->tstamp);
 #endif
 	return KCPC_PERF_READ_ACTIVE;
+#else
+	return KCPC_PERF_READ_NONE;
+#endif
 }
 
 /*
@@ -182,16 +232,16 @@ enum kcpc_perf_read kcpc_perf_read_self(struct perf_event *ev, u64 *count,
  */
 static u64 kcpc_enabled_now(struct perf_event *ev, enum perf_event_state state)
 {
-#if KCPC_CTX_CLOCK
+#if KCPC_LOGICAL_FREEZE
 	struct perf_event_context *pctx = ev->ctx;
 	u64 now;
 
 	if (state < PERF_EVENT_STATE_INACTIVE)
 		return ev->total_time_enabled;
 	if (smp_load_acquire(&pctx->is_active) & KCPC_PERF_EVENT_TIME)
-		now = local_clock() + READ_ONCE(pctx->timeoffset);
+		now = local_clock() + READ_ONCE(kcpc_ctx_offset(pctx));
 	else
-		now = READ_ONCE(pctx->time);
+		now = READ_ONCE(kcpc_ctx_time(pctx));
 	return ev->total_time_enabled + now - ev->tstamp;
 #else
 	return 0;
@@ -212,6 +262,7 @@ static u64 kcpc_enabled_now(struct perf_event *ev, enum perf_event_state state)
  */
 bool kcpc_perf_snapshot(struct perf_event *ev, u64 *count, u64 *enabled)
 {
+#if KCPC_LOGICAL_FREEZE
 	enum perf_event_state state = READ_ONCE(ev->state);
 
 	if (state == PERF_EVENT_STATE_ACTIVE &&
@@ -223,6 +274,9 @@ bool kcpc_perf_snapshot(struct perf_event *ev, u64 *count, u64 *enabled)
 	if (enabled)
 		*enabled = kcpc_enabled_now(ev, state);
 	return true;
+#else
+	return false;
+#endif
 }
 
 /**
@@ -246,14 +300,15 @@ bool kcpc_perf_snapshot(struct perf_event *ev, u64 *count, u64 *enabled)
 int kcpc_perf_clock_at(struct perf_event *ev, u64 clock, bool cpu_clock,
 		       u64 *count, u64 *enabled)
 {
-#if KCPC_CTX_CLOCK
+#if KCPC_QUICK_TIME
 	u64 now;
 
 	if (READ_ONCE(ev->state) < PERF_EVENT_STATE_INACTIVE)
 		return -ENODATA;
 	now = kcpc_ctx_time_at(ev->ctx, clock);
 	if (cpu_clock) {
-		if (!kcpc_perf_active_here(ev))
+		if (READ_ONCE(ev->state) != PERF_EVENT_STATE_ACTIVE ||
+		    READ_ONCE(ev->oncpu) != smp_processor_id())
 			return -EAGAIN;
 		*count = local64_read(&ev->count) + clock -
 			local64_read(&ev->hw.prev_count);
@@ -288,8 +343,9 @@ void kcpc_perf_limit_arm(struct perf_event *ev)
  */
 void kcpc_perf_limit_sync(struct perf_event *ev)
 {
-	if (kcpc_perf_logical_freeze())
-		irq_work_sync(kcpc_limit_work(ev));
+#if KCPC_LOGICAL_FREEZE
+	irq_work_sync(kcpc_limit_work(ev));
+#endif
 }
 
 /**
@@ -305,12 +361,14 @@ void kcpc_perf_limit_sync(struct perf_event *ev)
  */
 void kcpc_perf_period(struct perf_event *ev, u64 period)
 {
-	if (kcpc_perf_logical_freeze() &&
+#if KCPC_LOGICAL_FREEZE
+	if (
 	    READ_ONCE(ev->state) <= PERF_EVENT_STATE_OFF &&
 	    !ev->attr.freq && ev->attr.sample_period == period &&
 	    ev->hw.sample_period == period) {
 		local64_set(&ev->hw.period_left, 0);
 		return;
 	}
+#endif
 	perf_event_period(ev, period);
 }

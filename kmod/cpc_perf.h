@@ -9,13 +9,13 @@
 #include <linux/types.h>
 
 /* What this kernel's perf lets the fast paths do (built in). */
+bool kcpc_perf_quick_reads(void);
 bool kcpc_perf_quick_time(void);
 bool kcpc_perf_logical_freeze(void);
 bool kcpc_perf_page_cpu_clock(void);
 
 /* The counter's fields the module looks at. */
 enum perf_event_state kcpc_perf_state(const struct perf_event *ev);
-bool kcpc_perf_active_here(const struct perf_event *ev);
 bool kcpc_perf_is_hw(const struct perf_event *ev);
 bool kcpc_perf_inherited(const struct perf_event *ev);
 bool kcpc_perf_counts(const struct perf_event *ev, u64 config,

@@ -17,9 +17,9 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
-#include <linux/version.h>
 
 #include "cpc.h"
+#include "cpc_compat.h"
 #include "cpc_ovf.h"
 #include "cpc_page.h"
 #include "cpc_perf.h"
@@ -163,15 +163,11 @@ struct kcpc_set *kcpc_set_create(struct kcpc_file *cf, struct task_struct *task,
 		attr.exclude_hv = 1;
 		attr.exclude_user = !(r->flags & CPC_KREQ_USER);
 		attr.exclude_kernel = !(r->flags & CPC_KREQ_SYSTEM);
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
 		/* Bindings and group aggregates alike stop at an exec. */
-		attr.remove_on_exec = 1;
-#endif
+		kcpc_attr_remove_on_exec(&attr);
 		if (group) {
 			attr.inherit = 1;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 13, 0)
-			attr.inherit_thread = 1;
-#endif
+			kcpc_attr_inherit_thread(&attr);
 		} else {
 			period = kcpc_req_period(r);
 		}
