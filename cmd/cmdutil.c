@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmdutil.h"
 #include "strtoset.h"
@@ -52,6 +53,37 @@ int cmd_common_option(cpc_t *cpc, struct cmd_setgrp *g, int c,
 	default:
 		return 0;
 	}
+}
+
+cpc_t *cmd_open(int argc, char **argv, const char *optstring,
+    void (*usage)(FILE *fp), const char *what)
+{
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc != NULL)
+		return cpc;
+	int err = errno, help = 0, c;
+	const char *note = cpc_linux_errnote(NULL);
+
+	/* -h needs no counters: the usage, and why the events are missing. */
+	opterr = 0;
+	while ((c = getopt(argc, argv, optstring)) != -1)
+		if (c == 'h')
+			help = 1;
+	opterr = 1;
+	optind = 0;	/* glibc: start afresh for the tool's own parse */
+	if (help) {
+		usage(stdout);
+		printf("\n\tThe events of this processor cannot be listed: "
+		       "the performance counters are not accessible to this "
+		       "process (%s)%s%s\n",
+		    strerror(err), note != NULL ? ": " : "",
+		    note != NULL ? note : "");
+		exit(0);
+	}
+	fprintf(stderr, "%s: %s - %s\n", cmd_prog, what, strerror(err));
+	if (note != NULL)
+		fprintf(stderr, "%s: %s\n", cmd_prog, note);
+	exit(1);
 }
 
 void cmd_usage_error(void (*usage)(FILE *fp))

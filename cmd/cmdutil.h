@@ -89,6 +89,15 @@ void cmd_line_csv_values(struct cmd_line *l, cpc_t *cpc, cpc_buf_t *buf,
 /* The CSV header fields pic0..pic<npic-1>. */
 void cmd_line_csv_pics(struct cmd_line *l, uint_t npic);
 
+/*
+ * cpc_open for a tool whose options are optstring: on a refusal, prints
+ * "PROG: <what> - <strerror>" and the library's explanation (cause and
+ * remedy) and exits 1; with -h among the options, prints the usage and
+ * the explanation instead and exits 0.
+ */
+cpc_t *cmd_open(int argc, char **argv, const char *optstring,
+    void (*usage)(FILE *fp), const char *what);
+
 /* The capabilities listing of -h (after the usage text). */
 void cmd_print_capabilities(cpc_t *cpc, FILE *fp);
 

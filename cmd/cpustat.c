@@ -58,6 +58,8 @@ static struct timespec start_mono;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int *soaking;	/* per CPU: a system-only set is measured */
 
+#define CPUSTAT_OPTS "+Dc:hntT:sp:O:"
+
 static void usage(FILE *fp)
 {
 	fprintf(fp, "Usage:\n"
@@ -335,7 +337,7 @@ static void parse(int argc, char **argv)
 	int errors = 0, c;
 
 	while (errors == 0 &&
-	    (c = getopt(argc, argv, "+Dc:hntT:sp:O:")) != -1) {
+	    (c = getopt(argc, argv, CPUSTAT_OPTS)) != -1) {
 		switch (c) {
 		case 'T':
 			if (strcmp(optarg, "u") == 0 ||
@@ -503,12 +505,8 @@ int main(int argc, char **argv)
 	int ncpu = 0, failed = 0;
 
 	cmd_set_prog(argv[0]);
-	cpc = cpc_open(CPC_VER_CURRENT);
-	if (cpc == NULL) {
-		fprintf(stderr, "%s: cannot access performance counters - %s\n",
-		    cmd_prog, strerror(errno));
-		return 1;
-	}
+	cpc = cmd_open(argc, argv, CPUSTAT_OPTS, usage,
+	    "cannot access performance counters");
 	cpc_seterrhndlr(cpc, cmd_errfn);
 	strtoset_handler(cmd_errfn);
 

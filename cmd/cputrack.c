@@ -64,6 +64,8 @@ static hrtime_t start;
 static int failed;
 static volatile sig_atomic_t interrupted;
 
+#define CPUTRACK_OPTS "+T:N:Defhntvo:c:p:O:"
+
 static void usage(FILE *fp)
 {
 	fprintf(fp, "Usage:\n"
@@ -580,7 +582,7 @@ static int parse(int argc, char **argv, const char **outfile)
 	long n;
 	double secs;
 
-	while ((c = getopt(argc, argv, "+T:N:Defhntvo:c:p:O:")) != -1) {
+	while ((c = getopt(argc, argv, CPUTRACK_OPTS)) != -1) {
 		switch (c) {
 		case 'T':
 			secs = atof(optarg);
@@ -700,13 +702,8 @@ int main(int argc, char **argv)
 
 	cmd_set_prog(argv[0]);
 	opts.out = stdout;
-	cpc = cpc_open(CPC_VER_CURRENT);
-	if (cpc == NULL) {
-		fprintf(stderr, "%s: cannot access performance counter "
-				"library - %s\n",
-		    cmd_prog, strerror(errno));
-		return 1;
-	}
+	cpc = cmd_open(argc, argv, CPUTRACK_OPTS, usage,
+	    "cannot access performance counter library");
 	cpc_seterrhndlr(cpc, cmd_errfn);
 	strtoset_handler(cmd_errfn);
 

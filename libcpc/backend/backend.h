@@ -62,7 +62,8 @@ struct cpc_backend {
 	/*
 	 * Optional: counting set in another thread tid (process contexts),
 	 * without overflow notification; then sample and release apply.
-	 * NULL when the backend cannot (see __cpc_backend_for).
+	 * Several contexts on one thread count independently.  NULL when
+	 * the backend cannot (see __cpc_backend_for).
 	 */
 	int (*task_open)(void *priv, const struct cpc_reqset *set, pid_t tid,
 	    int *bad);
@@ -104,16 +105,11 @@ enum cpc_scope {
  * The backend that serves a scope: the chosen one (__cpc_backend_get) for
  * LWPs; for the other scopes the chosen one when it has the operation,
  * else perf, which serves every scope.  The kernel module serves LWPs
- * only:
- *  - process contexts: the module can bind another thread
- *    (CPC_KIOC_BIND with a tid, under its ptrace check), but process
- *    contexts have always counted through perf with either backend, and
- *    what libpctx needs of them (counts that follow the target through
- *    exec, a context per traced LWP next to the target's own bindings,
- *    perf_event_paranoid as the permission) is tested that way only,
- *    also in "make check-kmod".  Until the module's task bindings are
- *    tested against those, task_open stays NULL in its table.
- *  - processors: the module has no system-wide counting.
+ * and process contexts (task_open: a file of /dev/cpc per context, the
+ * module's access rules - ptrace rights over the thread, or CAP_PERFMON
+ * - instead of perf_event_paranoid; its bindings stop at the thread's
+ * exec, after which libpctx binds the new image afresh); processors
+ * only where it has cpu_open.
  * NULL (with *why set) only for LWPs when no backend is available.
  */
 const struct cpc_backend *__cpc_backend_for(enum cpc_scope scope,

@@ -25,7 +25,14 @@ static int kmod_fd = -1;
 
 struct kmod_lwp {
 	unsigned nreqs;
-	pid_t tid;	/* always 0, the calling thread (backend.h) */
+	/*
+	 * 0: the calling thread, through the process's file kmod_fd;
+	 * else another thread (task_open), through a file of its own, fd
+	 * (each process context its own, as perf's are: a second one on
+	 * the same thread does not replace the first).
+	 */
+	pid_t tid;
+	int fd;
 	/*
 	 * The thread's state page, mapped at the first sample of a binding
 	 * it can answer (a rebind in place keeps it; a release ends it), or
@@ -129,8 +136,8 @@ static int fill_bind(struct cpc_kbind *kb, const struct cpc_reqset *set,
 	return 0;
 }
 
-static void target_ioctl(unsigned long cmd, pid_t tid);
-static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
+static void target_ioctl(int fd, unsigned long cmd, pid_t tid);
+static int sample_ioctl(int fd, unsigned long cmd, pid_t tid, uint64_t *vals,
     unsigned n, uint64_t *ontime_ns);
 
 /* The state page's length: one page (the module refuses any other). */
@@ -280,10 +287,10 @@ static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 	if (p->page != NULL) {
 		have_page = read_page(p, pv, n, &pt) == 0;
 		if (!have_page &&
-		    sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns) == 0)
+		    sample_ioctl(kmod_fd, CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns) == 0)
 			have_page = read_page(p, pv, n, &pt) == 0;
 	}
-	int rc = sample_ioctl(CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
+	int rc = sample_ioctl(kmod_fd, CPC_KIOC_SAMPLE, 0, vals, n, ontime_ns);
 	if (rc != 0 || p->page == NULL || kt.epoch != epoch)
 		return rc;
 	if (!have_page) {
@@ -302,7 +309,7 @@ static int check_page(struct kmod_lwp *p, uint64_t *vals, unsigned n,
 
 /* Which request the module refused: each alone, on an error path only.
  * A request that binds is released again: no binding is left behind. */
-static int find_bad_request(const struct cpc_kbind *all, int err)
+static int find_bad_request(int fd, const struct cpc_kbind *all, int err)
 {
 	if (all->nreqs == 1)
 		return 0;
@@ -311,14 +318,21 @@ static int find_bad_request(const struct cpc_kbind *all, int err)
 		memset(&one, 0, sizeof(one));
 		one.abi = CPC_KMOD_ABI;
 		one.flags = CPC_KBIND_START_FROZEN;
+		one.tid = all->tid;
 		one.nreqs = 1;
 		one.req[0] = all->req[i];
-		if (ioctl(kmod_fd, CPC_KIOC_BIND, &one) == 0)
-			target_ioctl(CPC_KIOC_RELE, 0);
+		if (ioctl(fd, CPC_KIOC_BIND, &one) == 0)
+			target_ioctl(fd, CPC_KIOC_RELE, all->tid);
 		else if (errno == err)
 			return (int)i;
 	}
 	return -1;
+}
+
+/* The file of a binding: the process's, or a task context's own. */
+static int lwp_fd(const struct kmod_lwp *p)
+{
+	return p->tid != 0 ? p->fd : kmod_fd;
 }
 
 static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
@@ -335,11 +349,16 @@ static int bind_tid(struct kmod_lwp *p, const struct cpc_reqset *set,
 	if (rc != 0)
 		return rc;
 	kb.tid = tid;
-	if (ioctl(kmod_fd, CPC_KIOC_BIND, &kb) != 0) {
+	int fd = tid != 0 ? p->fd : kmod_fd;
+	if (ioctl(fd, CPC_KIOC_BIND, &kb) != 0) {
 		int err = errno;
-		/* Not one request's fault: too many, or the PMU is taken. */
-		*bad = tid == 0 && err != ENOSPC && err != EAGAIN
-		    ? find_bad_request(&kb, err)
+		/*
+		 * Not one request's fault: too many, the PMU is taken, or
+		 * the thread is not there or not ours to count.
+		 */
+		*bad = err != ENOSPC && err != EAGAIN && err != EPERM &&
+			err != ESRCH
+		    ? find_bad_request(fd, &kb, err)
 		    : -1;
 		return -err;
 	}
@@ -406,14 +425,14 @@ static int kmod_rearm(void *priv, const struct cpc_reqset *set)
 	return 0;
 }
 
-static int sample_ioctl(unsigned long cmd, pid_t tid, uint64_t *vals,
+static int sample_ioctl(int fd, unsigned long cmd, pid_t tid, uint64_t *vals,
     unsigned n, uint64_t *ontime_ns)
 {
 	struct cpc_ksample ks;
 	memset(&ks, 0, sizeof(ks));
 	ks.abi = CPC_KMOD_ABI;
 	ks.tid = tid;
-	if (ioctl(kmod_fd, cmd, &ks) != 0)
+	if (ioctl(fd, cmd, &ks) != 0)
 		/* EIO: a pinned counter could not be scheduled, the context
 		 * is lost (EAGAIN to the caller, as on Solaris). */
 		return errno == EIO ? -EAGAIN : -errno;
@@ -433,25 +452,62 @@ static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
 		return 0;
 	if (p->page_state == PAGE_CHECK)
 		return check_page(p, vals, n, ontime_ns);
-	return sample_ioctl(CPC_KIOC_SAMPLE, p->tid, vals, n, ontime_ns);
+	return sample_ioctl(lwp_fd(p), CPC_KIOC_SAMPLE, p->tid, vals, n,
+	    ontime_ns);
 }
 
-static void target_ioctl(unsigned long cmd, pid_t tid)
+static void target_ioctl(int fd, unsigned long cmd, pid_t tid)
 {
 	struct cpc_ktarget kt;
 	memset(&kt, 0, sizeof(kt));
 	kt.abi = CPC_KMOD_ABI;
 	kt.tid = tid;
-	(void)ioctl(kmod_fd, cmd, &kt);
+	(void)ioctl(fd, cmd, &kt);
 }
 
 static void kmod_release(void *priv)
 {
 	struct kmod_lwp *p = priv;
 	p->nreqs = 0;
-	target_ioctl(CPC_KIOC_RELE, p->tid);
+	if (p->tid != 0) {
+		/* A task context: its file goes, and its binding with it. */
+		(void)close(p->fd);
+		p->fd = -1;
+		p->tid = 0;
+		return;
+	}
+	target_ioctl(kmod_fd, CPC_KIOC_RELE, 0);
 	/* The module gives the next binding a new page. */
 	unmap_page(p);
+}
+
+/*
+ * Counting in another thread (process contexts: libpctx, cputrack,
+ * cpc_bind_pctx): a binding of that thread through a file of its own,
+ * under the module's access rules (ptrace rights over the thread, or
+ * CAP_PERFMON; see cpc(4)), not perf_event_paranoid.  Without overflow
+ * notification (the core strips it).  The module's bindings stop at the
+ * thread's exec (libpctx binds the new image afresh) and read their final
+ * counts after the thread has exited.
+ */
+static int kmod_task_open(void *priv, const struct cpc_reqset *set,
+    pid_t tid, int *bad)
+{
+	struct kmod_lwp *p = priv;
+
+	*bad = -1;
+	if (tid <= 0)
+		return -EINVAL;
+	p->fd = open(CPC_KMOD_DEVICE, O_RDWR | O_CLOEXEC);
+	if (p->fd < 0)
+		return -errno;
+	int rc = bind_tid(p, set, 0, tid, bad);
+	if (rc != 0) {
+		(void)close(p->fd);
+		p->fd = -1;
+		p->tid = 0;
+	}
+	return rc;
 }
 
 /* 1 if an overflow froze the binding (the module tells at sample). */
@@ -506,13 +562,14 @@ static int kmod_group_sample(void *gpriv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
 	(void)gpriv;
-	return sample_ioctl(CPC_KIOC_GROUP_SAMPLE, 0, vals, n, ontime_ns);
+	return sample_ioctl(kmod_fd, CPC_KIOC_GROUP_SAMPLE, 0, vals, n,
+	    ontime_ns);
 }
 
 static void kmod_group_close(void *gpriv)
 {
 	(void)gpriv;
-	target_ioctl(CPC_KIOC_GROUP_CLOSE, 0);
+	target_ioctl(kmod_fd, CPC_KIOC_GROUP_CLOSE, 0);
 }
 
 const struct cpc_backend __cpc_kmod_backend = {
@@ -526,6 +583,7 @@ const struct cpc_backend __cpc_kmod_backend = {
 	.freeze = kmod_freeze,
 	.frozen = kmod_frozen,
 	.probe = kmod_probe,
+	.task_open = kmod_task_open,
 	.group_open = kmod_group_open,
 	.group_sample = kmod_group_sample,
 	.group_close = kmod_group_close,

@@ -6,6 +6,7 @@
 #include "counters.h"
 #include "cpuinfo.h"
 #include "libcpc.h"
+#include "policy.h"
 
 int __cpc_counters_open(struct cpc_counters *c, enum cpc_scope scope,
     const struct cpc_reqset *set, int target, int *bad)
@@ -49,4 +50,15 @@ void __cpc_counters_close(struct cpc_counters *c)
 		c->be->release(c->priv);
 		c->be = NULL;
 	}
+}
+
+void __cpc_counters_refusal(enum cpc_scope scope, char *buf, size_t n)
+{
+	const struct cpc_backend *be = __cpc_backend_for(scope, NULL);
+	int kmod = be != NULL && strcmp(be->name, "kmod") == 0;
+
+	if (scope == CPC_SCOPE_CPU)
+		__cpc_policy_cpu(buf, n, kmod);
+	else
+		__cpc_policy_task(buf, n, kmod);
 }

@@ -9,6 +9,7 @@
 #ifndef LIBCPC_COUNTERS_H
 #define LIBCPC_COUNTERS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend.h"
@@ -36,5 +37,11 @@ int __cpc_counters_read(struct cpc_counters *c, uint64_t *vals, unsigned n,
 
 /* Stops counting; idempotent. */
 void __cpc_counters_close(struct cpc_counters *c);
+
+/*
+ * Writes why counting in that scope was refused (EACCES, EPERM): the
+ * rule of the backend that serves it (policy.h).
+ */
+void __cpc_counters_refusal(enum cpc_scope scope, char *buf, size_t n);
 
 #endif

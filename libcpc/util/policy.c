@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The explanation of a policy refusal of the counters: see policy.h. */
+/* The explanations of policy refusals of the counters: see policy.h. */
+#include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cpc_kmod.h"
 #include "policy.h"
 #include "safefmt.h"
 
@@ -30,12 +33,113 @@ static int paranoid_level(void)
 	return sign * v;
 }
 
+/*
+ * The name of group gid from /etc/group (read without the C library's
+ * name services, which are not async-signal-safe), else "" .
+ */
+static void group_name(unsigned gid, char *name, size_t n)
+{
+	char buf[8192];
+	name[0] = '\0';
+	int fd = open("/etc/group", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return;
+	buf[len] = '\0';
+	for (char *line = buf; line != NULL && *line != '\0';) {
+		char *end = strchr(line, '\n');
+		if (end != NULL)
+			*end = '\0';
+		/* name:password:gid:members */
+		char *c1 = strchr(line, ':');
+		char *c2 = c1 != NULL ? strchr(c1 + 1, ':') : NULL;
+		if (c2 != NULL) {
+			unsigned v = 0;
+			const char *d = c2 + 1;
+			for (; *d >= '0' && *d <= '9'; d++)
+				v = v * 10 + (unsigned)(*d - '0');
+			if (*d == ':' && d > c2 + 1 && v == gid &&
+			    (size_t)(c1 - line) < n) {
+				memcpy(name, line, (size_t)(c1 - line));
+				name[c1 - line] = '\0';
+				return;
+			}
+		}
+		line = end != NULL ? end + 1 : NULL;
+	}
+}
+
 void __cpc_policy_explain(char *buf, size_t n)
 {
+	struct stat st;
+	int level = paranoid_level();
+
+	if (stat(CPC_KMOD_DEVICE, &st) == 0 && S_ISCHR(st.st_mode)) {
+		/* The module is loaded; its device refuses this user. */
+		int fd = open(CPC_KMOD_DEVICE, O_RDWR | O_CLOEXEC);
+		int err = fd < 0 ? errno : 0;
+		char grp[64];
+		if (fd >= 0) {
+			close(fd);
+			__cpc_safe_fmt(buf, n,
+			    "the kernel refuses perf_event_open to this "
+			    "process (kernel.perf_event_paranoid is %d); the "
+			    "libcpc kernel module is loaded and open to this "
+			    "user: leave LIBCPC_BACKEND unset (or set it to "
+			    "kmod) to count through it", level);
+			return;
+		}
+		group_name((unsigned)st.st_gid, grp, sizeof(grp));
+		__cpc_safe_fmt(buf, n,
+		    "the libcpc kernel module's device %s is not open to "
+		    "this user (%s): an administrator may add the user to "
+		    "its group %s (then log in again); the kernel also "
+		    "refuses perf_event_open to this process "
+		    "(kernel.perf_event_paranoid is %d): \"sysctl "
+		    "kernel.perf_event_paranoid=2\" or CAP_PERFMON allows it",
+		    CPC_KMOD_DEVICE, strerrordesc_np(err), grp[0] != '\0' ? grp : "(see ls -l /dev/cpc)",
+		    level);
+		return;
+	}
 	__cpc_safe_fmt(buf, n,
 	    "the kernel refuses perf_event_open to this process "
 	    "(kernel.perf_event_paranoid is %d); load the libcpc kernel "
 	    "module (modprobe cpc), or allow counting with \"sysctl "
 	    "kernel.perf_event_paranoid=2\", or give the program "
-	    "CAP_PERFMON", paranoid_level());
+	    "CAP_PERFMON", level);
+}
+
+void __cpc_policy_task(char *buf, size_t n, int kmod)
+{
+	if (kmod)
+		__cpc_safe_fmt(buf, n,
+		    "the libcpc kernel module counts in another process only "
+		    "for a user with ptrace rights over it (the same user, "
+		    "and a program that is not set-user-ID, set-group-ID or "
+		    "undumpable) or with CAP_PERFMON");
+	else
+		__cpc_safe_fmt(buf, n,
+		    "see /proc/sys/kernel/perf_event_paranoid, which is %d: "
+		    "2 or less, CAP_PERFMON or the libcpc kernel module "
+		    "allows it", paranoid_level());
+}
+
+void __cpc_policy_cpu(char *buf, size_t n, int kmod)
+{
+	if (kmod)
+		__cpc_safe_fmt(buf, n,
+		    "the libcpc kernel module counts on a processor for "
+		    "CAP_PERFMON only, and for the group of %s where the "
+		    "administrator allows it (module parameter cpu_access=1)",
+		    CPC_KMOD_DEVICE);
+	else
+		__cpc_safe_fmt(buf, n,
+		    "counting on a processor needs CAP_PERFMON or "
+		    "kernel.perf_event_paranoid <= 0 (it is %d)%s",
+		    paranoid_level(),
+		    access(CPC_KMOD_DEVICE, F_OK) == 0 ? "" :
+		    "; or load the libcpc kernel module (modprobe cpc)");
 }

@@ -28,7 +28,7 @@ int cpc_access(void)
 	case EACCES:
 	case EPERM: {
 		/* Refused by policy: the Solaris text, then cause and remedy. */
-		char why_text[320];
+		char why_text[512];
 		__cpc_policy_explain(why_text, sizeof(why_text));
 		__cpc_report("access", "CPU performance counters are "
 				     "inaccessible on this machine\n");

@@ -239,7 +239,7 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 			 */
 			int probe = __cpc_lwp_probe(NULL);
 			if (probe == -EACCES || probe == -EPERM) {
-				char text[320];
+				char text[512];
 				__cpc_policy_explain(text, sizeof(text));
 				__cpc_report(FN_BIND, "CPU performance counters "
 				    "are inaccessible on this machine\n");

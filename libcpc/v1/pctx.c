@@ -96,10 +96,13 @@ static void report_open_error(const char *fn, const cpc_event_t *ev,
 		    "system (no hardware PMU or no such event)\n", bad, name);
 		break;
 	case EACCES:
-	case EPERM:
-		__cpc_report(fn, "lwp %d: not permitted to count (see "
-		    "/proc/sys/kernel/perf_event_paranoid)\n", (int)lwpid);
+	case EPERM: {
+		char why[320];
+		__cpc_counters_refusal(CPC_SCOPE_TASK, why, sizeof(why));
+		__cpc_report(fn, "lwp %d: not permitted to count (%s)\n",
+		    (int)lwpid, why);
 		break;
+	}
 	case ESRCH:
 		__cpc_report(fn, "lwp %d: no such lwp\n", (int)lwpid);
 		break;

@@ -51,8 +51,9 @@ int cpc_shared_open(void)
 	int rc = __cpc_cpu_probe();
 	if (rc != 0) {
 		if (rc == -EACCES || rc == -EPERM) {
-			__cpc_report("shared_open", "counting on a processor needs "
-			    "CAP_PERFMON or perf_event_paranoid <= 0\n");
+			char why[320];
+			__cpc_counters_refusal(CPC_SCOPE_CPU, why, sizeof(why));
+			__cpc_report("shared_open", "%s\n", why);
 			return __cpc_fail(EACCES);
 		}
 		return __cpc_fail(-rc);

@@ -62,8 +62,9 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		v2_cpu_forget(set);
 		free(c);
 		if (rc == -EACCES || rc == -EPERM) {
-			v2_note(cpc, FN_CPU, "counting on a processor needs "
-			    "CAP_PERFMON or perf_event_paranoid <= 0");
+			char why[320];
+			__cpc_counters_refusal(CPC_SCOPE_CPU, why, sizeof(why));
+			v2_note(cpc, FN_CPU, why);
 			return __cpc_fail(EACCES);
 		}
 		if (rc == -ENODEV || rc == -EINVAL)

@@ -14,6 +14,7 @@
 #include "lwpctx.h"
 #include "native_events.h"
 #include "pctxctx.h"
+#include "policy.h"
 #include "v2.h"
 
 /* Counters a set may use: the PMU's, or a fixed number for software events. */
@@ -30,6 +31,9 @@ static uint_t count_pics(void)
 	return (uint_t)n;
 }
 
+/* Why the calling thread's last cpc_open failed (cpc_linux_errnote(NULL)). */
+static _Thread_local char open_note[512];
+
 cpc_t *cpc_open(int ver)
 {
 	if (ver != CPC_VER_CURRENT) {
@@ -39,6 +43,16 @@ cpc_t *cpc_open(int ver)
 	/* Can this process count at all? */
 	const char *why = NULL;
 	int rc = __cpc_lwp_probe(&why);
+	open_note[0] = '\0';
+	if (why != NULL) {
+		size_t n = strlen(why);
+		if (n > sizeof(open_note) - 1)
+			n = sizeof(open_note) - 1;
+		memcpy(open_note, why, n);
+		open_note[n] = '\0';
+	} else if (rc == -EACCES || rc == -EPERM) {
+		__cpc_policy_explain(open_note, sizeof(open_note));
+	}
 	if (rc != 0) {
 		/* Counters inaccessible (no backend, or policy): ENOSYS. */
 		errno = why != NULL || rc == -EACCES || rc == -EPERM ||
@@ -87,6 +101,12 @@ uint_t cpc_caps(cpc_t *cpc)
 const char *cpc_linux_errnote(cpc_t *cpc)
 {
 	static _Thread_local char last[sizeof(((cpc_t *)0)->note)];
+	_Static_assert(sizeof(open_note) <= sizeof(last), "notes do not fit");
+	if (cpc == NULL && open_note[0] != '\0') {
+		memcpy(last, open_note, sizeof(open_note));
+		open_note[0] = '\0';
+		return last;
+	}
 	if (cpc == NULL || cpc->note[0] == '\0')
 		return NULL;
 	memcpy(last, cpc->note, sizeof(last));

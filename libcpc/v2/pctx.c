@@ -71,11 +71,15 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 		free(c);
 		switch (-rc) {
 		case EACCES:
-		case EPERM:
-			v2_note(cpc, FN_PCTX, "not permitted to count in that "
-					      "process (see /proc/sys/kernel/"
-					      "perf_event_paranoid)");
+		case EPERM: {
+			char why[320], msg[400];
+			__cpc_counters_refusal(CPC_SCOPE_TASK, why,
+			    sizeof(why));
+			snprintf(msg, sizeof(msg),
+			    "not permitted to count in that process (%s)", why);
+			v2_note(cpc, FN_PCTX, msg);
 			return __cpc_fail(EACCES);
+		}
 		case ESRCH:
 			return __cpc_fail(ESRCH);
 		case ENOENT:
