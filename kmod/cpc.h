@@ -142,6 +142,8 @@ struct kcpc_set {
  * struct kcpc_ctx - the context of one thread in one file
  * @node: in the file's ctxs
  * @task: the thread (a reference): the key
+ * @pid: the thread's pid (a reference): its number still names the
+ *	 context once the thread has been reaped (kcpc_ctx_find_exited())
  * @set: the binding, or NULL
  * @group: the group aggregate, or NULL
  * @page: the state page (struct cpc_kpage), allocated at the first bind
@@ -156,6 +158,7 @@ struct kcpc_set {
 struct kcpc_ctx {
 	struct hlist_node node;
 	struct task_struct *task;
+	struct pid *pid;
 	struct kcpc_set *set;
 	struct kcpc_set *group;
 	struct page *page;

@@ -17,6 +17,8 @@
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -93,6 +95,7 @@ static void kcpc_ctx_destroy(struct kcpc_file *cf, struct kcpc_ctx *ctx)
 		else
 			__free_page(ctx->page);
 	}
+	put_pid(ctx->pid);
 	put_task_struct(ctx->task);
 	kfree(ctx);
 }
@@ -138,6 +141,39 @@ static struct kcpc_ctx *kcpc_ctx_find(struct kcpc_file *cf,
 	return NULL;
 }
 
+/**
+ * kcpc_ctx_find_exited() - the thread of an exited context by its number
+ * @cf: the file
+ * @tid: a thread id in the caller's pid namespace that names no thread
+ *	 any more, or another thread than the one it named at bind
+ *
+ * A thread's counts stay readable through the file that bound it after
+ * the thread has exited and been reaped, as perf's do through their
+ * file descriptors (libpctx reads the final counts of a process after
+ * its exit): the file's context whose thread has exited and whose pid
+ * had that number.
+ *
+ * Return: a reference to the thread, or NULL.
+ */
+struct task_struct *kcpc_ctx_find_exited(struct kcpc_file *cf, pid_t tid)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct task_struct *task = NULL;
+	struct kcpc_ctx *ctx;
+	unsigned int bkt;
+
+	mutex_lock(&cf->lock);
+	hash_for_each(cf->ctxs, bkt, ctx, node) {
+		if (kcpc_ctx_stale(ctx) && pid_nr_ns(ctx->pid, ns) == tid) {
+			task = ctx->task;
+			get_task_struct(task);
+			break;
+		}
+	}
+	mutex_unlock(&cf->lock);
+	return task;
+}
+
 static struct kcpc_ctx *kcpc_ctx_new(struct kcpc_file *cf,
 				   struct task_struct *task)
 {
@@ -148,6 +184,7 @@ static struct kcpc_ctx *kcpc_ctx_new(struct kcpc_file *cf,
 		return NULL;
 	get_task_struct(task);
 	ctx->task = task;
+	ctx->pid = get_task_pid(task, PIDTYPE_PID);
 	raw_spin_lock_init(&ctx->page_lock);
 	spin_lock(&cf->map_lock);
 	hash_add(cf->ctxs, &ctx->node, hash_ptr(task, 32));
@@ -206,10 +243,9 @@ static void kcpc_set_resume(struct kcpc_ctx *ctx, struct kcpc_set *set,
 		vals[i] = set->preset[i];
 		if (!ev)
 			continue;
-		if (kb)
-			set->period[i] = kcpc_req_period(&kb->req[i]);
 		set->base[i] = raw[i];
-		if (set->period[i])
+		/* A rebind's periods are set (kcpc_set_new_periods()). */
+		if (!kb && set->period[i])
 			kcpc_perf_period(ev, set->period[i]);
 	}
 	WRITE_ONCE(set->state, KCPC_SET_RUNNING);
@@ -225,13 +261,44 @@ static void kcpc_set_resume(struct kcpc_ctx *ctx, struct kcpc_set *set,
 }
 
 /*
+ * Gives the stopped counters of @set the periods of @kb.  Where perf
+ * refuses one, the periods set so far are put back and its error
+ * returned: the rebind is not in place then.
+ */
+static int kcpc_set_new_periods(struct kcpc_set *set,
+				const struct cpc_kbind *kb)
+{
+	unsigned int i, j;
+	int err;
+
+	for (i = 0; i < set->nreqs; i++) {
+		if (!set->ev[i] || !set->period[i])
+			continue;
+		err = kcpc_perf_period(set->ev[i], kcpc_req_period(&kb->req[i]));
+		if (err) {
+			for (j = 0; j < i; j++)
+				if (set->ev[j] && set->period[j])
+					kcpc_perf_period(set->ev[j],
+							 set->period[j]);
+			return err;
+		}
+	}
+	for (i = 0; i < set->nreqs; i++)
+		if (set->ev[i])
+			set->period[i] = kcpc_req_period(&kb->req[i]);
+	return 0;
+}
+
+/*
  * Rebinds the context's set in place: the same counters with
  * @kb's presets and periods, running again (also after an overflow froze
  * them), the on-CPU time counted from now.  Far cheaper than new kernel
  * counters (the usual rebind in a SIGEMT handler).  Returns -EAGAIN,
  * with the counters stopped or untouched, when a new set is needed: other
- * events, or an overflow whose signal is still to be sent.  Called with
- * the file lock held.
+ * events, an overflow whose signal is still to be sent, or a period perf
+ * refuses to give a counter that exists (the new set's creation then
+ * reports whether perf refuses it outright).  Called with the file lock
+ * held.
  */
 static int kcpc_set_rearm(struct kcpc_ctx *ctx, const struct cpc_kbind *kb)
 {
@@ -245,6 +312,17 @@ static int kcpc_set_rearm(struct kcpc_ctx *ctx, const struct cpc_kbind *kb)
 	/* No overflow path can start now; one that began owns the set. */
 	if (READ_ONCE(set->state) == KCPC_SET_PENDING ||
 	    test_bit(KCPC_SET_WORK_QUEUED, &set->work_flags)) {
+		kcpc_page_time_switch(ctx, set, true);
+		return -EAGAIN;
+	}
+	if (kcpc_set_new_periods(set, kb)) {
+		/* Running again as it was; a frozen set stays stopped. */
+		if (READ_ONCE(set->state) == KCPC_SET_RUNNING) {
+			if (others_run)
+				kcpc_perf_limit_arm(set->ev[set->ovf]);
+			else
+				kcpc_set_enable(set);
+		}
 		kcpc_page_time_switch(ctx, set, true);
 		return -EAGAIN;
 	}
@@ -432,7 +510,10 @@ int kcpc_ctx_rele(struct kcpc_file *cf, struct task_struct *task, bool group)
  * @task: the thread (access already checked)
  *
  * The counts read as the presets again, overflow periods are re-armed and
- * the counters run, whether or not they were frozen.
+ * the counters run, whether or not they were frozen.  An overflow whose
+ * signal is still to be sent (another thread's RESTART racing it) is
+ * not swallowed: the set stays stopped, the task work freezes it and
+ * sends SIGEMT, and the handler's own restart runs it again.
  *
  * Return: 0, or -EINVAL if the thread is not bound.
  */
@@ -440,6 +521,7 @@ int kcpc_ctx_restart(struct kcpc_file *cf, struct task_struct *task)
 {
 	struct kcpc_ctx *ctx;
 	struct kcpc_set *set;
+	bool others_run;
 
 	mutex_lock(&cf->lock);
 	ctx = kcpc_ctx_find(cf, task);
@@ -450,10 +532,37 @@ int kcpc_ctx_restart(struct kcpc_file *cf, struct task_struct *task)
 	}
 
 	kcpc_page_time_switch(ctx, set, false);
-	kcpc_set_resume(ctx, set, NULL, kcpc_set_halt(set));
+	others_run = kcpc_set_halt(set);
+	/* No overflow path can start now; one that began owns the set. */
+	if (READ_ONCE(set->state) != KCPC_SET_PENDING &&
+	    !test_bit(KCPC_SET_WORK_QUEUED, &set->work_flags))
+		kcpc_set_resume(ctx, set, NULL, others_run);
 	kcpc_page_time_switch(ctx, set, true);
 	mutex_unlock(&cf->lock);
 	return 0;
+}
+
+/**
+ * kcpc_ctx_notifies() - does a thread's binding notify overflows?
+ * @cf: the file
+ * @task: the thread
+ *
+ * Return: true if the file binds @task with a request that does.
+ */
+bool kcpc_ctx_notifies(struct kcpc_file *cf, struct task_struct *task)
+{
+	struct kcpc_ctx *ctx;
+	bool ret = false;
+	unsigned int i;
+
+	mutex_lock(&cf->lock);
+	ctx = kcpc_ctx_find(cf, task);
+	if (ctx && ctx->set)
+		for (i = 0; i < ctx->set->nreqs; i++)
+			if (ctx->set->period[i])
+				ret = true;
+	mutex_unlock(&cf->lock);
+	return ret;
 }
 
 /**

@@ -21,6 +21,8 @@ int kcpc_ctx_sample(struct kcpc_file *cf, struct task_struct *task,
 		    bool group, struct cpc_ksample *ks);
 int kcpc_ctx_rele(struct kcpc_file *cf, struct task_struct *task, bool group);
 int kcpc_ctx_restart(struct kcpc_file *cf, struct task_struct *task);
+bool kcpc_ctx_notifies(struct kcpc_file *cf, struct task_struct *task);
+struct task_struct *kcpc_ctx_find_exited(struct kcpc_file *cf, pid_t tid);
 int kcpc_ctx_mmap(struct kcpc_file *cf, struct vm_area_struct *vma);
 
 #endif /* KCPC_CTX_H */

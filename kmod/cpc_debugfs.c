@@ -4,7 +4,7 @@
  * this kernel, for the tests and the curious, and two switches for the
  * tests.  Module parameters hold policy alone (cpc_main.c).
  *
- * Statistics (read-only, counts since the module was loaded):
+ * Statistics (readable by root only, counts since the module was loaded):
  *   self_reads        counters a thread's own samples read on its
  *                     processor without perf's locks
  *   self_time_reads   of those, reads that computed the on-CPU time too
@@ -117,9 +117,13 @@ void kcpc_debugfs_create(void)
 	unsigned long i;
 
 	kcpc_dbg_dir = debugfs_create_dir("cpc", NULL);
+	/*
+	 * Root's alone: the statistics tell how active the users of the
+	 * device are; the capabilities are no secret.
+	 */
 	for (i = 0; i < KCPC_NR_DBG; i++)
 		debugfs_create_file_unsafe(kcpc_dbg_names[i],
-					   i == KCPC_DBG_CONTEXTS ? 0400 : 0444,
+					   i <= KCPC_DBG_CONTEXTS ? 0400 : 0444,
 					   kcpc_dbg_dir, (void *)i,
 					   &kcpc_dbg_fops);
 	debugfs_create_bool("quick_reads", 0644, kcpc_dbg_dir,

@@ -13,6 +13,9 @@
  *           access; for overflow signals CAP_PERFMON with CAP_KILL, or
  *           ptrace-attach access)
  *   EACCES  CPC_KREQ_SYSTEM without CAP_PERFMON while allow_system is 0
+ *   EOPNOTSUPP  a branch-instructions request that notifies its overflow
+ *           after one event (perf would count it with the branch trace
+ *           store; see kcpc_bind_uses_bts())
  *   EAGAIN  past max_contexts or max_events of the user, or
  *           max_sets_per_thread of the thread; or (BIND of the caller)
  *           the PMU gives none of its hardware counters, e.g. a CPU-wide
@@ -43,6 +46,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 
 #include "cpc.h"
 #include "cpc_acct.h"
@@ -288,6 +292,10 @@ static long kcpc_ioc_bind(struct kcpc_file *cf, void __user *argp, bool group)
 	err = kcpc_validate_bind(kb, group);
 	if (err)
 		goto out;
+	if (kcpc_bind_uses_bts(kb)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 	if (kcpc_bind_counts_system(kb) && !READ_ONCE(kcpc_allow_system) &&
 	    !perfmon_capable()) {
 		err = -EACCES;
@@ -330,6 +338,8 @@ static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
 		return err;
 	tid = ks.tid;
 	task = kcpc_get_target(tid, KCPC_NEED_COUNT);
+	if (IS_ERR(task) && PTR_ERR(task) == -ESRCH && tid)
+		task = kcpc_ctx_find_exited(cf, tid) ?: task;
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 
@@ -338,6 +348,14 @@ static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
 	ks.tid = tid;
 	err = kcpc_ctx_sample(cf, task, group, &ks);
 	put_task_struct(task);
+	if (err == -EINVAL && tid) {
+		/* The number names another thread now: the one it named? */
+		task = kcpc_ctx_find_exited(cf, tid);
+		if (task) {
+			err = kcpc_ctx_sample(cf, task, group, &ks);
+			put_task_struct(task);
+		}
+	}
 	if (!err && copy_to_user(argp, &ks, sizeof(ks)))
 		err = -EFAULT;
 	return err;
@@ -358,6 +376,10 @@ static long kcpc_ioc_target(struct kcpc_file *cf, void __user *argp,
 	if (err)
 		return err;
 	task = kcpc_get_target(kt.tid, KCPC_NEED_COUNT);
+	/* An exited thread's context can still be released. */
+	if (IS_ERR(task) && PTR_ERR(task) == -ESRCH && kt.tid &&
+	    op != KCPC_OP_RESTART)
+		task = kcpc_ctx_find_exited(cf, kt.tid) ?: task;
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 
@@ -369,7 +391,20 @@ static long kcpc_ioc_target(struct kcpc_file *cf, void __user *argp,
 		err = kcpc_ctx_rele(cf, task, true);
 		break;
 	default:
-		err = kcpc_ctx_restart(cf, task);
+		/*
+		 * What a bind with the same notification would check,
+		 * under the exec lock as there: RESTART re-arms overflow
+		 * signals to the thread.
+		 */
+		err = kcpc_exec_lock(task);
+		if (err)
+			break;
+		if (!kcpc_may_access(task, kcpc_ctx_notifies(cf, task) ?
+				     KCPC_NEED_SIGNAL : KCPC_NEED_COUNT))
+			err = -EPERM;
+		else
+			err = kcpc_ctx_restart(cf, task);
+		kcpc_exec_unlock(task);
 		break;
 	}
 	put_task_struct(task);
@@ -407,6 +442,24 @@ static long kcpc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 /* File operations                                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The user whose limits a new file counts against: the caller's, or in a
+ * user namespace the owner of its outermost one below the initial
+ * namespace.  Users of a namespace are that owner's: a member with a
+ * range of subordinate ids (/etc/subuid) cannot multiply the limits by
+ * switching among them.
+ */
+static kuid_t kcpc_charged_uid(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return current_uid();
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
 static int kcpc_open(struct inode *inode, struct file *file)
 {
 	struct kcpc_user *user;
@@ -423,7 +476,7 @@ static int kcpc_open(struct inode *inode, struct file *file)
 	cf = kzalloc(sizeof(*cf), GFP_KERNEL_ACCOUNT);
 	if (!cf)
 		return -ENOMEM;
-	user = kcpc_user_get(current_uid());
+	user = kcpc_user_get(kcpc_charged_uid());
 	if (!user) {
 		kfree(cf);
 		return -ENOMEM;
@@ -447,8 +500,10 @@ static int kcpc_release(struct inode *inode, struct file *file)
  * mmap(NULL, PAGE_SIZE, PROT_READ, MAP_SHARED, fd, 0) maps the calling
  * thread's state page; it must be bound.  The mapping can never become
  * writable or executable, and a fork child does not get it (it would show
- * the parent thread's counts, not the child's).  Called with mmap_lock
- * held: kcpc_ctx_mmap() frees nothing.
+ * the parent thread's counts, not the child's).  VM_IO with
+ * VM_DONTCOPY: madvise(MADV_DOFORK) refuses to make a VM_IO mapping
+ * inheritable (EINVAL), and get_user_pages() will not pin the page.
+ * Called with mmap_lock held: kcpc_ctx_mmap() frees nothing.
  */
 static int kcpc_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -458,7 +513,8 @@ static int kcpc_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
-	kcpc_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+	kcpc_vm_flags_mod(vma,
+			  VM_IO | VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 			  VM_MAYWRITE | VM_MAYEXEC);
 	return kcpc_ctx_mmap(file->private_data, vma);
 }

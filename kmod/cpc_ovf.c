@@ -52,6 +52,7 @@
 #include <linux/file.h>
 #include <linux/hardirq.h>
 #include <linux/irq_work.h>
+#include <linux/irqflags.h>
 #include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
@@ -155,8 +156,15 @@ void kcpc_overflow(struct perf_event *event, struct perf_sample_data *data,
 {
 	struct kcpc_set *set = kcpc_perf_handler_context(event);
 	struct task_struct *task = current;
-	unsigned long pc;
+	unsigned long pc, flags;
 
+	/*
+	 * Software counters (page faults, alignment and emulation faults)
+	 * overflow in process context with interrupts on: no IPI may take
+	 * a counter off this processor, or run a rebind's disable, between
+	 * the checks below and the snapshot's reads.
+	 */
+	local_irq_save(flags);
 	if (!kcpc_set_busy_enter(set))
 		goto out;
 	if (task != set->task || (task->flags & PF_EXITING) ||
@@ -186,4 +194,5 @@ void kcpc_overflow(struct perf_event *event, struct perf_sample_data *data,
 		kcpc_set_queue_work(set);
 out:
 	kcpc_set_busy_exit(set);
+	local_irq_restore(flags);
 }

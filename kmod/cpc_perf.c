@@ -14,6 +14,7 @@
  * functions, which give the same values.
  */
 #include <linux/irq_work.h>
+#include <linux/irqflags.h>
 #include <linux/perf_event.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
@@ -265,6 +266,9 @@ bool kcpc_perf_snapshot(struct perf_event *ev, u64 *count, u64 *enabled)
 #if KCPC_LOGICAL_FREEZE
 	enum perf_event_state state = READ_ONCE(ev->state);
 
+	/* An IPI in between could take the counter off (see kcpc_overflow). */
+	if (WARN_ON_ONCE(!irqs_disabled()))
+		return false;
 	if (state == PERF_EVENT_STATE_ACTIVE &&
 	    READ_ONCE(ev->oncpu) == smp_processor_id())
 		ev->pmu->read(ev);
@@ -358,8 +362,11 @@ void kcpc_perf_limit_sync(struct perf_event *ev)
  * function call on the thread's processor: the counter is off, and
  * nothing but its enable (under perf's context lock, after this) touches
  * its period until then.
+ *
+ * Return: 0, or perf's error: the PMU refuses the period (x86: below an
+ * event's limit, or a change to or from the branch trace store).
  */
-void kcpc_perf_period(struct perf_event *ev, u64 period)
+int kcpc_perf_period(struct perf_event *ev, u64 period)
 {
 #if KCPC_LOGICAL_FREEZE
 	if (
@@ -367,8 +374,8 @@ void kcpc_perf_period(struct perf_event *ev, u64 period)
 	    !ev->attr.freq && ev->attr.sample_period == period &&
 	    ev->hw.sample_period == period) {
 		local64_set(&ev->hw.period_left, 0);
-		return;
+		return 0;
 	}
 #endif
-	perf_event_period(ev, period);
+	return perf_event_period(ev, period);
 }

@@ -37,6 +37,6 @@ int kcpc_perf_clock_at(struct perf_event *ev, u64 clock, bool cpu_clock,
 
 void kcpc_perf_limit_arm(struct perf_event *ev);
 void kcpc_perf_limit_sync(struct perf_event *ev);
-void kcpc_perf_period(struct perf_event *ev, u64 period);
+int kcpc_perf_period(struct perf_event *ev, u64 period);
 
 #endif /* KCPC_PERF_H */

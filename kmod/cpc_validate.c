@@ -151,6 +151,48 @@ int kcpc_validate_target(const struct cpc_ktarget *kt)
 	return 0;
 }
 
+/*
+ * The x86 event select of "branch instructions retired" (Intel's
+ * architectural event 0xc4, unit mask 0), which PERF_COUNT_HW_BRANCH_
+ * INSTRUCTIONS maps to.
+ */
+#define KCPC_X86_BRANCHES 0xc4ULL
+
+/**
+ * kcpc_bind_uses_bts() - would perf count a request with the branch
+ * trace store?
+ * @kb: a structure that passed kcpc_validate_bind()
+ *
+ * On Intel processors perf turns a branch-instructions counter with a
+ * sample period of 1 (preset 2^64 - 1 with overflow notification) into
+ * the branch trace store: the overflow handler never runs, and the
+ * binding would take the processor's LBR/BTS/PT facilities, which perf
+ * gives one user at a time, from every other user.  Such requests are
+ * refused (EOPNOTSUPP: that event cannot notify an overflow after one
+ * event) on every processor, for one rule everywhere.
+ *
+ * Return: true if a request is such a counter.
+ */
+bool kcpc_bind_uses_bts(const struct cpc_kbind *kb)
+{
+	unsigned int i;
+
+	for (i = 0; i < kb->nreqs; i++) {
+		const struct cpc_kreq *r = &kb->req[i];
+		bool branches;
+
+		if (!(r->flags & CPC_KREQ_OVF_EMT) || r->preset != ~0ULL)
+			continue;
+		branches = (r->kind == CPC_KEV_HARDWARE &&
+			    r->config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS) ||
+			   (r->kind == CPC_KEV_RAW_X86 &&
+			    (r->config & 0xffffULL) == KCPC_X86_BRANCHES);
+		if (branches)
+			return true;
+	}
+	return false;
+}
+
 /**
  * kcpc_bind_counts_system() - does a (valid) binding count in kernel mode?
  * @kb: a structure that passed kcpc_validate_bind()

@@ -12,6 +12,7 @@
 int kcpc_validate_bind(const struct cpc_kbind *kb, bool group);
 int kcpc_validate_sample(const struct cpc_ksample *ks);
 int kcpc_validate_target(const struct cpc_ktarget *kt);
+bool kcpc_bind_uses_bts(const struct cpc_kbind *kb);
 bool kcpc_bind_counts_system(const struct cpc_kbind *kb);
 
 #endif /* KCPC_VALIDATE_H */

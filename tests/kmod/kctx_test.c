@@ -1,0 +1,528 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The module review's findings of issue 22 (L1, L2, L4, L6, M2), each a
+ * test that failed on the module before its fix, and a CAP_PERFMON-only
+ * runner for the tools' privilege tests.  Runs in the qemu guest
+ * (tests/kmod/vm-run), as root for the tests that change the module's
+ * parameters or drop capabilities (they skip otherwise).  Prints one
+ * "ok"/"not ok"/"skip" line per test; exit status 1 if any failed.
+ *
+ *   kctx_test                run the tests
+ *   kctx_test --perfmon CMD  run CMD as uid/gid 1001 with CAP_PERFMON
+ *                            (root only; for the tools' tests)
+ *   kctx_test --as UID GID GROUPS CMD
+ *                            run CMD as UID/GID with the supplementary
+ *                            groups GROUPS (comma-separated, or "-")
+ *
+ * Until the module tests are split by concern (tests/kmod TAP harness),
+ * this file stands alone: build with "cc -static -I kmod/uapi".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cpc_kmod.h"
+
+static int failures;
+
+static void result(int ok, const char *name, const char *detail)
+{
+	printf("%s - %s%s%s\n", ok ? "ok" : "not ok", name,
+	    detail[0] ? ": " : "", detail);
+	if (!ok)
+		failures++;
+}
+
+static void skip(const char *name, const char *why)
+{
+	printf("skip - %s: %s\n", name, why);
+}
+
+static int open_dev(void)
+{
+	return open(CPC_KMOD_DEVICE, O_RDWR | O_CLOEXEC);
+}
+
+static void req(struct cpc_kbind *kb, unsigned i, uint32_t kind,
+    uint64_t config, uint32_t flags, uint64_t preset)
+{
+	kb->req[i].kind = kind;
+	kb->req[i].config = config;
+	kb->req[i].flags = flags;
+	kb->req[i].preset = preset;
+	if (kb->nreqs < i + 1)
+		kb->nreqs = i + 1;
+}
+
+static void bind_init(struct cpc_kbind *kb, pid_t tid)
+{
+	memset(kb, 0, sizeof(*kb));
+	kb->abi = CPC_KMOD_ABI;
+	kb->tid = tid;
+}
+
+static int target(int fd, unsigned long cmd, pid_t tid)
+{
+	struct cpc_ktarget kt;
+	memset(&kt, 0, sizeof(kt));
+	kt.abi = CPC_KMOD_ABI;
+	kt.tid = tid;
+	return ioctl(fd, cmd, &kt);
+}
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+static int read_file(const char *path, char *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t r = read(fd, buf, n - 1);
+	close(fd);
+	if (r < 0)
+		return -1;
+	buf[r] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/* ---- L1: MADV_DOFORK cannot make the state page inheritable ---------- */
+
+static void test_l1_dofork(void)
+{
+	char d[128];
+	struct cpc_kbind kb;
+	int fd = open_dev();
+	if (fd < 0) {
+		skip("L1 state page not inheritable", strerror(errno));
+		return;
+	}
+	bind_init(&kb, 0);
+	req(&kb, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_KREQ_USER,
+	    0);
+	if (ioctl(fd, CPC_KIOC_BIND, &kb) != 0) {
+		snprintf(d, sizeof(d), "bind: %s", strerror(errno));
+		result(0, "L1 state page not inheritable", d);
+		close(fd);
+		return;
+	}
+	void *page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	if (page == MAP_FAILED) {
+		snprintf(d, sizeof(d), "mmap: %s", strerror(errno));
+		result(0, "L1 state page not inheritable", d);
+		close(fd);
+		return;
+	}
+	int rc = madvise(page, 4096, MADV_DOFORK);
+	int err = errno;
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* A read of the parent's page must fault in the child. */
+		volatile uint32_t seq = *(volatile uint32_t *)page;
+		(void)seq;
+		_exit(0);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	int child_read = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	snprintf(d, sizeof(d), "madvise(MADV_DOFORK) %s%s, fork child %s",
+	    rc == 0 ? "succeeded" : "failed with ",
+	    rc == 0 ? "" : strerror(err),
+	    child_read ? "read the parent's page" : "got no page (SIGSEGV)");
+	result(rc != 0 && err == EINVAL && !child_read,
+	    "L1 state page not inheritable", d);
+	munmap(page, 4096);
+	close(fd);
+}
+
+/* ---- L4: no branch trace store through a period of 1 ---------------- */
+
+static void test_l4_bts(void)
+{
+	char d[128];
+	struct cpc_kbind kb;
+	int fd = open_dev();
+	if (fd < 0) {
+		skip("L4 period 1 on branch-instructions refused",
+		    strerror(errno));
+		return;
+	}
+	bind_init(&kb, 0);
+	req(&kb, 0, CPC_KEV_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+	    CPC_KREQ_USER | CPC_KREQ_OVF_EMT, UINT64_MAX);
+	int rc = ioctl(fd, CPC_KIOC_BIND, &kb);
+	int e1 = rc == 0 ? 0 : errno;
+	bind_init(&kb, 0);
+	req(&kb, 0, CPC_KEV_RAW_X86, 0xc4, CPC_KREQ_USER | CPC_KREQ_OVF_EMT,
+	    UINT64_MAX);
+	rc = ioctl(fd, CPC_KIOC_BIND, &kb);
+	int e2 = rc == 0 ? 0 : errno;
+	snprintf(d, sizeof(d), "generic: %s, raw 0xc4: %s",
+	    e1 ? strerror(e1) : "bound", e2 ? strerror(e2) : "bound");
+	result(e1 == EOPNOTSUPP && e2 == EOPNOTSUPP,
+	    "L4 period 1 on branch-instructions refused", d);
+	close(fd);
+}
+
+/* ---- L2: the overflow handler reads with interrupts off -------------- */
+
+static volatile sig_atomic_t emts;
+
+static void on_emt(int sig)
+{
+	(void)sig;
+	emts++;
+}
+
+/*
+ * A page-fault limit counter beside a second counter: the handler takes
+ * the other counter's snapshot (a logical freeze) in process context.
+ * The module warns (a kernel WARNING, which vm-run fails on) if it reads
+ * with interrupts on.
+ */
+static void test_l2_snapshot(void)
+{
+	char d[160];
+	struct cpc_kbind kb;
+	int fd = open_dev();
+	if (fd < 0) {
+		skip("L2 software overflow snapshot", strerror(errno));
+		return;
+	}
+	signal(CPC_KMOD_SIGEMT, on_emt);
+	bind_init(&kb, 0);
+	req(&kb, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+	    CPC_KREQ_USER | CPC_KREQ_SYSTEM | CPC_KREQ_OVF_EMT,
+	    UINT64_MAX - 9);
+	req(&kb, 1, CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_KREQ_USER,
+	    0);
+	int bound = ioctl(fd, CPC_KIOC_BIND, &kb) == 0;
+	int err = errno;
+	if (!bound && err == EACCES) {
+		/* Kernel mode needs allow_system here: user faults only. */
+		kb.req[0].flags = CPC_KREQ_USER | CPC_KREQ_OVF_EMT;
+		bound = ioctl(fd, CPC_KIOC_BIND, &kb) == 0;
+		err = errno;
+	}
+	if (!bound) {
+		snprintf(d, sizeof(d), "bind: %s", strerror(err));
+		result(0, "L2 software overflow snapshot", d);
+		close(fd);
+		return;
+	}
+	for (int round = 0; round < 20 && emts < 5; round++) {
+		int before = emts;
+		for (int i = 0; i < 40 && emts == before; i++) {
+			char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m != MAP_FAILED) {
+				m[0] = 1;
+				munmap(m, 4096);
+			}
+		}
+		if (emts != before)
+			target(fd, CPC_KIOC_RESTART, 0);
+	}
+	snprintf(d, sizeof(d), "%d SIGEMTs (no kernel WARNING: see vm-run)",
+	    (int)emts);
+	result(emts >= 5, "L2 software overflow snapshot", d);
+	signal(CPC_KMOD_SIGEMT, SIG_DFL);
+	close(fd);
+}
+
+/* ---- L6: statistics, RESTART's check --------------------------------- */
+
+static void test_l6_stats(void)
+{
+	char d[160];
+	struct stat st;
+	static const char *const files[] = { "self_reads", "logical_freezes",
+		"rebinds_in_place", "page_hooks" };
+
+	if (stat("/sys/kernel/debug/cpc", &st) != 0 && getuid() == 0)
+		(void)mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	int bad = 0, seen = 0;
+	d[0] = '\0';
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char path[96];
+		snprintf(path, sizeof(path), "/sys/kernel/debug/cpc/%s",
+		    files[i]);
+		if (stat(path, &st) != 0)
+			continue;
+		seen++;
+		if (st.st_mode & 0044) {
+			bad++;
+			snprintf(d + strlen(d), sizeof(d) - strlen(d),
+			    "%s %o ", files[i], (unsigned)(st.st_mode & 0777));
+		}
+	}
+	if (!seen) {
+		skip("L6 statistics root's only", "no /sys/kernel/debug/cpc");
+		return;
+	}
+	result(!bad, "L6 statistics root's only", d);
+}
+
+static int cap_set_effective(uint64_t caps)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+	if (syscall(SYS_capget, &h, c) != 0)
+		return -1;
+	c[0].effective = (uint32_t)caps & c[0].permitted;
+	c[1].effective = (uint32_t)(caps >> 32) & c[1].permitted;
+	return (int)syscall(SYS_capset, &h, c);
+}
+
+#define CAPBIT(c) (1ULL << (c))
+
+/*
+ * As root: bind another user's thread with overflow notification
+ * (CAP_PERFMON with CAP_KILL), then keep CAP_PERFMON alone: a RESTART,
+ * which re-arms the signals, is refused as such a bind would be.
+ */
+static void test_l6_restart(void)
+{
+	char d[160];
+	struct cpc_kbind kb;
+
+	if (getuid() != 0) {
+		skip("L6 RESTART checks signal rights", "needs root");
+		return;
+	}
+	int fd = open_dev();
+	if (fd < 0) {
+		skip("L6 RESTART checks signal rights", strerror(errno));
+		return;
+	}
+	int go[2];
+	if (pipe(go) != 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c;
+		if (setresgid(1001, 1001, 1001) != 0 ||
+		    setresuid(1001, 1001, 1001) != 0)
+			_exit(1);
+		(void)read(go[0], &c, 1);
+		_exit(0);
+	}
+	usleep(100000);
+	bind_init(&kb, pid);
+	req(&kb, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+	    CPC_KREQ_USER | CPC_KREQ_OVF_EMT, UINT64_MAX - 1000000);
+	int rc = ioctl(fd, CPC_KIOC_BIND, &kb);
+	if (rc != 0) {
+		snprintf(d, sizeof(d), "bind as root: %s", strerror(errno));
+		result(0, "L6 RESTART checks signal rights", d);
+	} else {
+		int r0 = target(fd, CPC_KIOC_RESTART, pid);
+		int e0 = errno;
+		cap_set_effective(CAPBIT(CAP_PERFMON));
+		int r1 = target(fd, CPC_KIOC_RESTART, pid);
+		int e1 = errno;
+		cap_set_effective(~0ULL);
+		snprintf(d, sizeof(d),
+		    "with every capability: %s; CAP_PERFMON alone: %s",
+		    r0 == 0 ? "restarted" : strerror(e0),
+		    r1 == 0 ? "restarted" : strerror(e1));
+		result(r0 == 0 && r1 != 0 && e1 == EPERM,
+		    "L6 RESTART checks signal rights", d);
+	}
+	close(go[1]);
+	waitpid(pid, NULL, 0);
+	close(go[0]);
+	close(fd);
+}
+
+/* ---- M2: a user namespace's users are charged to its owner ----------- */
+
+static int write_proc(pid_t pid, const char *what, const char *val)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
+	return write_file(path, val);
+}
+
+/*
+ * As root, with max_contexts=1 and a device everyone may open: root
+ * binds itself (its one context), then a process in a user namespace
+ * that root owns, running as a mapped uid (kuid 200000), binds: that
+ * context is root's second, past the limit (EAGAIN).  Charged to the
+ * namespace's uid instead, it would pass.
+ */
+static void test_m2_userns(void)
+{
+	char d[160], old_max[32] = "", old_access[32] = "";
+	const char *pmax = "/sys/module/cpc/parameters/max_contexts";
+	const char *pacc = "/sys/module/cpc/parameters/access";
+	struct cpc_kbind kb;
+	struct stat st;
+
+	if (getuid() != 0) {
+		skip("M2 user namespace charged to its owner", "needs root");
+		return;
+	}
+	if (read_file(pmax, old_max, sizeof(old_max)) != 0 ||
+	    read_file(pacc, old_access, sizeof(old_access)) != 0 ||
+	    stat(CPC_KMOD_DEVICE, &st) != 0) {
+		skip("M2 user namespace charged to its owner",
+		    "no module parameters");
+		return;
+	}
+	int fd = open_dev();
+	if (fd < 0)
+		return;
+	bind_init(&kb, 0);
+	req(&kb, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_KREQ_USER,
+	    0);
+	if (ioctl(fd, CPC_KIOC_BIND, &kb) != 0) {
+		result(0, "M2 user namespace charged to its owner", "bind");
+		close(fd);
+		return;
+	}
+	write_file(pmax, "1");
+	write_file(pacc, "0");
+	chmod(CPC_KMOD_DEVICE, 0666);
+
+	int go[2], back[2];
+	if (pipe(go) != 0 || pipe(back) != 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char c = 0;
+		if (unshare(CLONE_NEWUSER) != 0)
+			_exit(10);
+		(void)write(back[1], &c, 1);
+		if (read(go[0], &c, 1) != 1)
+			_exit(11);
+		if (setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
+			_exit(12);
+		int cfd = open_dev();
+		if (cfd < 0)
+			_exit(13);
+		struct cpc_kbind ckb;
+		bind_init(&ckb, 0);
+		req(&ckb, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
+		    CPC_KREQ_USER, 0);
+		if (ioctl(cfd, CPC_KIOC_BIND, &ckb) == 0)
+			_exit(0);
+		_exit(errno == EAGAIN ? 20 : 21);
+	}
+	char c;
+	int setup = read(back[0], &c, 1) == 1 &&
+	    write_proc(pid, "setgroups", "deny") == 0 &&
+	    write_proc(pid, "uid_map", "0 200000 1000") == 0 &&
+	    write_proc(pid, "gid_map", "0 200000 1000") == 0;
+	(void)write(go[1], "g", 1);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+
+	chmod(CPC_KMOD_DEVICE, st.st_mode & 07777);
+	write_file(pacc, old_access);
+	write_file(pmax, old_max);
+	close(fd);
+	snprintf(d, sizeof(d), "the namespace's bind %s",
+	    !setup ? "could not be set up" : code == 20 ? "was refused (EAGAIN)"
+		: code == 0			  ? "passed the owner's limit"
+						  : "failed otherwise");
+	if (!setup)
+		skip("M2 user namespace charged to its owner", d);
+	else
+		result(code == 20, "M2 user namespace charged to its owner",
+		    d);
+}
+
+/* ---- the CAP_PERFMON-only stranger, for the tools' tests -------------- */
+
+static int run_perfmon(char **argv)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct c[2];
+
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 ||
+	    setgroups(0, NULL) != 0 || setresgid(1001, 1001, 1001) != 0 ||
+	    setresuid(1001, 1001, 1001) != 0) {
+		perror("kctx_test --perfmon");
+		return 126;
+	}
+	memset(c, 0, sizeof(c));
+	c[CAP_PERFMON / 32].permitted = 1u << (CAP_PERFMON % 32);
+	c[CAP_PERFMON / 32].effective = c[CAP_PERFMON / 32].permitted;
+	c[CAP_PERFMON / 32].inheritable = c[CAP_PERFMON / 32].permitted;
+	if (syscall(SYS_capset, &h, c) != 0 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_PERFMON, 0, 0) !=
+		0) {
+		perror("kctx_test --perfmon: capabilities");
+		return 126;
+	}
+	execvp(argv[0], argv);
+	perror("kctx_test --perfmon: exec");
+	return 127;
+}
+
+static int run_as(char **argv)
+{
+	gid_t groups[16];
+	int n = 0;
+	char *list = argv[2], *save = NULL;
+
+	for (char *g = strcmp(list, "-") ? strtok_r(list, ",", &save) : NULL;
+	    g != NULL && n < 16; g = strtok_r(NULL, ",", &save))
+		groups[n++] = (gid_t)atoi(g);
+	if (setgroups((size_t)n, groups) != 0 ||
+	    setresgid((gid_t)atoi(argv[1]), (gid_t)atoi(argv[1]),
+		(gid_t)atoi(argv[1])) != 0 ||
+	    setresuid((uid_t)atoi(argv[0]), (uid_t)atoi(argv[0]),
+		(uid_t)atoi(argv[0])) != 0) {
+		perror("kctx_test --as");
+		return 126;
+	}
+	execvp(argv[3], argv + 3);
+	perror("kctx_test --as: exec");
+	return 127;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 2 && strcmp(argv[1], "--perfmon") == 0)
+		return run_perfmon(argv + 2);
+	if (argc > 5 && strcmp(argv[1], "--as") == 0)
+		return run_as(argv + 2);
+	printf("# kctx_test as uid %d\n", (int)getuid());
+	test_l1_dofork();
+	test_l4_bts();
+	test_l2_snapshot();
+	test_l6_stats();
+	test_l6_restart();
+	test_m2_userns();
+	return failures ? 1 : 0;
+}
