@@ -10,6 +10,7 @@
 #include <linux/bits.h>
 #include <linux/hashtable.h>
 #include <linux/irq_work.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -103,6 +104,7 @@ enum kcpc_set_state {
  * @work: the task work that freezes the set and sends the signal
  * @kick: irq work that queues @work after an overflow in NMI context
  * @rcu: frees the set after a grace period
+ * @group_node: a group aggregate's place among all of them (cpc_inherit.c)
  */
 struct kcpc_set {
 	refcount_t ref;
@@ -136,6 +138,7 @@ struct kcpc_set {
 	struct callback_head work;
 	struct irq_work kick;
 	struct rcu_head rcu;
+	struct list_head group_node;
 };
 
 /**

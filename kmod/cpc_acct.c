@@ -7,8 +7,9 @@
  * and to the thread it counts (max_sets_per_thread sets, whoever opened
  * the files), so that no user can hang an unbounded number of kernel
  * counters on one thread or on the system.  Counters that perf copies
- * into the threads a group aggregate follows are perf's own and are not
- * charged.  The module's memory is charged to the caller's memory cgroup
+ * into the threads a group aggregate follows are perf's own;
+ * cpc_inherit.c bounds how many of them each new thread gets.  The
+ * module's memory is charged to the caller's memory cgroup
  * (__GFP_ACCOUNT) where it is allocated.
  */
 #include <linux/atomic.h>

@@ -28,6 +28,7 @@
 #include "cpc.h"
 #include "cpc_acct.h"
 #include "cpc_ctx.h"
+#include "cpc_inherit.h"
 #include "cpc_page.h"
 #include "cpc_perf.h"
 #include "cpc_set.h"
@@ -56,6 +57,8 @@ static void kcpc_ctx_drop_set(struct kcpc_set **setp)
 	struct kcpc_set *set = *setp;
 
 	if (set) {
+		if (!list_empty(&set->group_node))
+			kcpc_inherit_del(set);
 		kcpc_acct_uncharge(&set->acct);
 		kcpc_set_teardown(set);
 		*setp = NULL;
@@ -373,6 +376,11 @@ int kcpc_ctx_bind(struct kcpc_file *cf, struct task_struct *task,
 		mutex_unlock(&cf->lock);
 		return 0;
 	}
+	if (group) {
+		err = kcpc_inherit_check(task, kcpc_bind_counters(kb), *slot);
+		if (err)
+			goto out_ctx;
+	}
 	err = kcpc_acct_charge(&acct, cf->user, task, kcpc_bind_counters(kb),
 			      *slot ? &(*slot)->acct : NULL);
 	if (err)
@@ -396,6 +404,8 @@ int kcpc_ctx_bind(struct kcpc_file *cf, struct task_struct *task,
 	set->acct = acct;
 	kcpc_ctx_drop_set(slot);
 	*slot = set;
+	if (group)
+		kcpc_inherit_add(set);
 	set->ctx = ctx;
 	kcpc_ctx_map_update(cf, ctx);
 

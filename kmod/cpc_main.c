@@ -54,6 +54,7 @@
 #include "cpc_compat.h"
 #include "cpc_ctx.h"
 #include "cpc_debugfs.h"
+#include "cpc_inherit.h"
 #include "cpc_page.h"
 #include "cpc_validate.h"
 
@@ -91,6 +92,11 @@ unsigned int kcpc_max_sets_per_thread = 16;
 module_param_named(max_sets_per_thread, kcpc_max_sets_per_thread, uint, 0644);
 MODULE_PARM_DESC(max_sets_per_thread,
 		 "Bindings plus group aggregates counting one thread, of all files; default 16");
+
+unsigned int kcpc_max_inherited = 64;
+module_param_named(max_inherited, kcpc_max_inherited, uint, 0644);
+MODULE_PARM_DESC(max_inherited,
+		 "Counters of the group aggregates that apply to one thread (its own, of all files, and those it inherits), which every thread it creates inherits; default 64");
 
 static bool kcpc_hw_pmu;
 

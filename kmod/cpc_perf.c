@@ -328,6 +328,34 @@ int kcpc_perf_clock_at(struct perf_event *ev, u64 clock, bool cpu_clock,
 }
 
 /**
+ * kcpc_perf_child_in() - has perf copied an inherited counter into a thread?
+ * @ev: the counter (of a group aggregate)
+ * @task: the thread
+ *
+ * Return: 1 if one of @ev's children counts in @task, 0 if none does,
+ * -1 where this kernel's perf does not show them (no build-time probe).
+ */
+int kcpc_perf_child_in(struct perf_event *ev, struct task_struct *task)
+{
+#ifdef KCPC_HAVE_PERF_CHILD_LIST
+	struct perf_event *child;
+	int found = 0;
+
+	mutex_lock(&ev->child_mutex);
+	list_for_each_entry(child, &ev->child_list, child_list) {
+		if (READ_ONCE(child->ctx->task) == task) {
+			found = 1;
+			break;
+		}
+	}
+	mutex_unlock(&ev->child_mutex);
+	return found;
+#else
+	return -1;
+#endif
+}
+
+/**
  * kcpc_perf_limit_arm() - start a stopped counter for one overflow
  * @ev: the counter
  *

@@ -8,6 +8,8 @@
 #include <linux/perf_event.h>
 #include <linux/types.h>
 
+struct task_struct;
+
 /* What this kernel's perf lets the fast paths do (built in). */
 bool kcpc_perf_quick_reads(void);
 bool kcpc_perf_quick_time(void);
@@ -35,6 +37,7 @@ bool kcpc_perf_snapshot(struct perf_event *ev, u64 *count, u64 *enabled);
 int kcpc_perf_clock_at(struct perf_event *ev, u64 clock, bool cpu_clock,
 		       u64 *count, u64 *enabled);
 
+int kcpc_perf_child_in(struct perf_event *ev, struct task_struct *task);
 void kcpc_perf_limit_arm(struct perf_event *ev);
 void kcpc_perf_limit_sync(struct perf_event *ev);
 int kcpc_perf_period(struct perf_event *ev, u64 period);

@@ -201,6 +201,25 @@ int kcpc_probe(void *p)
 }
 #endif
 
+/*
+ * An inherited counter's children (perf_event.child_list under
+ * child_mutex, each child's context and its task): which threads a group
+ * aggregate has been copied into (cpc_inherit.c).
+ */
+#ifdef KCPC_PROBE_PERF_CHILD_LIST
+int kcpc_probe(void *p)
+{
+	struct perf_event *ev = p, *child;
+	int n = 0;
+
+	BUILD_BUG_ON(!__same_type(ev->child_mutex, struct mutex));
+	BUILD_BUG_ON(!__same_type(ev->ctx->task, struct task_struct *));
+	list_for_each_entry(child, &ev->child_list, child_list)
+		n += child->ctx->task == current;
+	return n;
+}
+#endif
+
 /* The irq work the event limit's disable is queued on: 6.10 and later. */
 #ifdef KCPC_PROBE_PERF_PENDING_DISABLE_IRQ
 int kcpc_probe(void *p)

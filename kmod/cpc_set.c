@@ -126,6 +126,7 @@ struct kcpc_set *kcpc_set_create(struct kcpc_file *cf, struct task_struct *task,
 	if (!set)
 		return ERR_PTR(-ENOMEM);
 	refcount_set(&set->ref, 1);
+	INIT_LIST_HEAD(&set->group_node);
 	set->file = cf->file;
 	get_task_struct(task);
 	set->task = task;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The module review's findings of issue 22 (L1, L2, L4, L6, M2), each a
+ * The module review's findings of issue 22 (L1, L2, L4, L6, M1, M2), each a
  * test that failed on the module before its fix, and a CAP_PERFMON-only
  * runner for the tools' privilege tests.  Runs in the qemu guest
  * (tests/kmod/vm-run), as root for the tests that change the module's
@@ -23,6 +23,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -460,6 +461,77 @@ static void test_m2_userns(void)
 		    d);
 }
 
+/* ---- M1: what group aggregates copy into new threads is bounded ------ */
+
+static int group_open(int fd, unsigned nreqs)
+{
+	struct cpc_kbind kb;
+	bind_init(&kb, 0);
+	for (unsigned i = 0; i < nreqs; i++)
+		req(&kb, i, CPC_KEV_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+		    CPC_KREQ_USER, 0);
+	return ioctl(fd, CPC_KIOC_GROUP_OPEN, &kb) == 0 ? 0 : errno;
+}
+
+static void *nested_open(void *arg)
+{
+	int *fdp = arg;
+	/* This thread inherits its creator's aggregates. */
+	fdp[1] = group_open(fdp[0], 1);
+	return NULL;
+}
+
+/*
+ * Five aggregates of 16 counters on one thread, from five files: every
+ * thread it creates would carry 80 counters.  With max_inherited 64
+ * (the default) the fifth is refused, and a thread created under four
+ * cannot open one of its own.
+ */
+static void test_m1_inherit(void)
+{
+	char d[160], old[32] = "";
+	const char *pmax = "/sys/module/cpc/parameters/max_inherited";
+	int fds[5], codes[5], nested[2] = { -1, -1 };
+	pthread_t t;
+
+	for (int i = 0; i < 5; i++) {
+		fds[i] = open_dev();
+		if (fds[i] < 0) {
+			skip("M1 inherited counters bounded", strerror(errno));
+			return;
+		}
+	}
+	if (read_file(pmax, old, sizeof(old)) == 0 && strcmp(old, "64") &&
+	    getuid() == 0)
+		write_file(pmax, "64");
+	for (int i = 0; i < 5; i++)
+		codes[i] = group_open(fds[i], 16);
+	/* Four stay open: a new thread inherits their 64 counters. */
+	if (codes[4] == 0)
+		target(fds[4], CPC_KIOC_GROUP_CLOSE, 0);
+	int sixth = open_dev();
+	nested[0] = sixth;
+	if (pthread_create(&t, NULL, nested_open, nested) == 0)
+		pthread_join(t, NULL);
+	snprintf(d, sizeof(d),
+	    "aggregates of 16: %s %s %s %s %s; a thread created under four "
+	    "opening one more: %s",
+	    codes[0] ? strerror(codes[0]) : "ok",
+	    codes[1] ? strerror(codes[1]) : "ok",
+	    codes[2] ? strerror(codes[2]) : "ok",
+	    codes[3] ? strerror(codes[3]) : "ok",
+	    codes[4] ? strerror(codes[4]) : "ok",
+	    nested[1] ? strerror(nested[1]) : "ok");
+	result(!codes[0] && !codes[1] && !codes[2] && !codes[3] &&
+		codes[4] == EAGAIN && nested[1] == EAGAIN,
+	    "M1 inherited counters bounded", d);
+	for (int i = 0; i < 5; i++)
+		close(fds[i]);
+	close(sixth);
+	if (old[0] && strcmp(old, "64") && getuid() == 0)
+		write_file(pmax, old);
+}
+
 /* ---- the CAP_PERFMON-only stranger, for the tools' tests -------------- */
 
 static int run_perfmon(char **argv)
@@ -524,5 +596,6 @@ int main(int argc, char **argv)
 	test_l6_stats();
 	test_l6_restart();
 	test_m2_userns();
+	test_m1_inherit();
 	return failures ? 1 : 0;
 }
