@@ -49,6 +49,11 @@ struct kcpc_thread {
 	unsigned int nsets;
 };
 
+/* The limits: module parameters (cpc_main.c). */
+unsigned int kcpc_max_contexts = 1024;
+unsigned int kcpc_max_events = 4096;
+unsigned int kcpc_max_sets_per_thread = 16;
+
 static DEFINE_HASHTABLE(kcpc_users, 6);
 static DEFINE_HASHTABLE(kcpc_threads, 8);
 static DEFINE_SPINLOCK(kcpc_acct_lock);

@@ -13,7 +13,7 @@ struct task_struct;
 struct kcpc_user;
 struct kcpc_thread;
 
-/* Limits (module parameters, defined in cpc_main.c). */
+/* Limits (module parameters of cpc_main.c). */
 extern unsigned int kcpc_max_contexts;
 extern unsigned int kcpc_max_events;
 extern unsigned int kcpc_max_sets_per_thread;

@@ -73,17 +73,14 @@ module_param_named(allow_system, kcpc_allow_system, bool, 0644);
 MODULE_PARM_DESC(allow_system,
 		 "Let users without CAP_PERFMON count in kernel mode (CPC_KREQ_SYSTEM); default 0");
 
-unsigned int kcpc_max_contexts = 1024;
 module_param_named(max_contexts, kcpc_max_contexts, uint, 0644);
 MODULE_PARM_DESC(max_contexts,
 		 "Bindings plus group aggregates per user (of the files the user opened); default 1024");
 
-unsigned int kcpc_max_events = 4096;
 module_param_named(max_events, kcpc_max_events, uint, 0644);
 MODULE_PARM_DESC(max_events,
 		 "Kernel counters per user (of the files the user opened); default 4096");
 
-unsigned int kcpc_max_sets_per_thread = 16;
 module_param_named(max_sets_per_thread, kcpc_max_sets_per_thread, uint, 0644);
 MODULE_PARM_DESC(max_sets_per_thread,
 		 "Bindings plus group aggregates counting one thread, of all files; default 16");
