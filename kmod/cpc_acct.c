@@ -142,8 +142,8 @@ static struct kcpc_thread *kcpc_thread_find(struct task_struct *task)
  * Return: 0, -EAGAIN past a limit, or -ENOMEM.
  */
 int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
-		    struct task_struct *task, unsigned int nev,
-		    const struct kcpc_acct *old)
+		     struct task_struct *task, unsigned int nev,
+		     const struct kcpc_acct *old)
 {
 	unsigned int old_sets = old ? 1 : 0, old_nev = old ? old->nev : 0;
 	struct kcpc_thread *thr, *new;

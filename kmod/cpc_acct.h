@@ -34,8 +34,8 @@ struct kcpc_user *kcpc_user_get(kuid_t uid);
 void kcpc_user_put(struct kcpc_user *user);
 
 int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
-		    struct task_struct *task, unsigned int nev,
-		    const struct kcpc_acct *old);
+		     struct task_struct *task, unsigned int nev,
+		     const struct kcpc_acct *old);
 void kcpc_acct_uncharge(struct kcpc_acct *acct);
 int kcpc_contexts_in_use(void);
 

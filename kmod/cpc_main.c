@@ -313,7 +313,7 @@ out:
 }
 
 static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
-			   bool group)
+			    bool group)
 {
 	struct task_struct *task;
 	struct cpc_ksample ks;
@@ -343,7 +343,7 @@ static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
 enum kcpc_target_op { KCPC_OP_RELE, KCPC_OP_RESTART, KCPC_OP_GROUP_CLOSE };
 
 static long kcpc_ioc_target(struct kcpc_file *cf, void __user *argp,
-			   enum kcpc_target_op op)
+			    enum kcpc_target_op op)
 {
 	struct task_struct *task;
 	struct cpc_ktarget kt;
