@@ -54,6 +54,11 @@ static void kcpc_set_sched_in(struct kcpc_set *set);
 /* The scheduler hook                                                   */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The callbacks below use the fields perf gives a PMU driver (the event's
+ * attr, hw.state, cpu and overflow handler), as every PMU does; perf's
+ * private fields are read in cpc_perf.c alone.
+ */
 static bool kcpc_sched_registered;
 
 /* Never called: the events have no sample period. */
