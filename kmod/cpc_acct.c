@@ -50,6 +50,11 @@ struct kcpc_thread {
 	unsigned int nsets;
 };
 
+/* The limits: module parameters (cpc_main.c). */
+unsigned int kcpc_max_contexts = 1024;
+unsigned int kcpc_max_events = 4096;
+unsigned int kcpc_max_sets_per_thread = 16;
+
 static DEFINE_HASHTABLE(kcpc_users, 6);
 static DEFINE_HASHTABLE(kcpc_threads, 8);
 static DEFINE_SPINLOCK(kcpc_acct_lock);
@@ -138,8 +143,8 @@ static struct kcpc_thread *kcpc_thread_find(struct task_struct *task)
  * Return: 0, -EAGAIN past a limit, or -ENOMEM.
  */
 int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
-		    struct task_struct *task, unsigned int nev,
-		    const struct kcpc_acct *old)
+		     struct task_struct *task, unsigned int nev,
+		     const struct kcpc_acct *old)
 {
 	unsigned int old_sets = old ? 1 : 0, old_nev = old ? old->nev : 0;
 	struct kcpc_thread *thr, *new;

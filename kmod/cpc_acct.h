@@ -13,7 +13,7 @@ struct task_struct;
 struct kcpc_user;
 struct kcpc_thread;
 
-/* Limits (module parameters, defined in cpc_main.c). */
+/* Limits (module parameters of cpc_main.c). */
 extern unsigned int kcpc_max_contexts;
 extern unsigned int kcpc_max_events;
 extern unsigned int kcpc_max_sets_per_thread;
@@ -34,8 +34,8 @@ struct kcpc_user *kcpc_user_get(kuid_t uid);
 void kcpc_user_put(struct kcpc_user *user);
 
 int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
-		    struct task_struct *task, unsigned int nev,
-		    const struct kcpc_acct *old);
+		     struct task_struct *task, unsigned int nev,
+		     const struct kcpc_acct *old);
 void kcpc_acct_uncharge(struct kcpc_acct *acct);
 int kcpc_contexts_in_use(void);
 

@@ -41,7 +41,7 @@
  * @user: the opener's accounting, from kcpc_user_get()
  */
 void kcpc_file_init(struct kcpc_file *cf, struct file *file,
-		   struct kcpc_user *user)
+		    struct kcpc_user *user)
 {
 	mutex_init(&cf->lock);
 	spin_lock_init(&cf->map_lock);
@@ -223,7 +223,7 @@ static unsigned int kcpc_bind_counters(const struct cpc_kbind *kb)
  * whole new one when it runs again (as a new counter would).
  */
 static void kcpc_set_resume(struct kcpc_ctx *ctx, struct kcpc_set *set,
-			   const struct cpc_kbind *kb, bool others_run)
+			    const struct cpc_kbind *kb, bool others_run)
 {
 	u64 raw[CPC_KMOD_MAX_REQS], vals[CPC_KMOD_MAX_REQS], enabled;
 	unsigned int i, first = CPC_KMOD_MAX_REQS;
@@ -256,7 +256,7 @@ static void kcpc_set_resume(struct kcpc_ctx *ctx, struct kcpc_set *set,
 	if (kb)
 		ctx->updates = 0;
 	kcpc_page_write(ctx, set->nreqs, 0, vals,
-		       first < CPC_KMOD_MAX_REQS ? enabled - set->time_base : 0);
+			first < CPC_KMOD_MAX_REQS ? enabled - set->time_base : 0);
 	if (others_run)
 		kcpc_perf_limit_arm(set->ev[set->ovf]);
 	else
@@ -348,7 +348,7 @@ static int kcpc_set_rearm(struct kcpc_ctx *ctx, const struct cpc_kbind *kb)
  * Return: 0 or a negative errno.
  */
 int kcpc_ctx_bind(struct kcpc_file *cf, struct task_struct *task,
-		 const struct cpc_kbind *kb, bool group)
+		  const struct cpc_kbind *kb, bool group)
 {
 	u64 vals[CPC_KMOD_MAX_REQS], ontime;
 	struct kcpc_set *set, **slot;
@@ -382,7 +382,7 @@ int kcpc_ctx_bind(struct kcpc_file *cf, struct task_struct *task,
 			goto out_ctx;
 	}
 	err = kcpc_acct_charge(&acct, cf->user, task, kcpc_bind_counters(kb),
-			      *slot ? &(*slot)->acct : NULL);
+			       *slot ? &(*slot)->acct : NULL);
 	if (err)
 		goto out_ctx;
 	if (!group && !ctx->page) {
@@ -419,7 +419,7 @@ int kcpc_ctx_bind(struct kcpc_file *cf, struct task_struct *task,
 		ontime = 0;
 		ctx->updates = 0;
 		kcpc_page_write(ctx, set->nreqs, kcpc_set_flags(set), vals,
-			       ontime);
+				ontime);
 	}
 	if (set->state == KCPC_SET_RUNNING) {
 		kcpc_set_enable(set);
@@ -460,7 +460,7 @@ out_unlock:
  * Return: 0, -EINVAL if there is nothing to sample, or -EIO.
  */
 int kcpc_ctx_sample(struct kcpc_file *cf, struct task_struct *task,
-		   bool group, struct cpc_ksample *ks)
+		    bool group, struct cpc_ksample *ks)
 {
 	struct kcpc_ctx *ctx;
 	struct kcpc_set *set;
@@ -477,7 +477,7 @@ int kcpc_ctx_sample(struct kcpc_file *cf, struct task_struct *task,
 			kcpc_set_want_hook(ctx, set);
 			ks->flags = kcpc_set_flags(set);
 			err = kcpc_ctx_update_page(ctx, ks->vals,
-						  &ks->ontime_ns);
+						   &ks->ontime_ns);
 		}
 	}
 	mutex_unlock(&cf->lock);

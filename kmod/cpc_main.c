@@ -78,17 +78,14 @@ module_param_named(allow_system, kcpc_allow_system, bool, 0644);
 MODULE_PARM_DESC(allow_system,
 		 "Let users without CAP_PERFMON count in kernel mode (CPC_KREQ_SYSTEM); default 0");
 
-unsigned int kcpc_max_contexts = 1024;
 module_param_named(max_contexts, kcpc_max_contexts, uint, 0644);
 MODULE_PARM_DESC(max_contexts,
 		 "Bindings plus group aggregates per user (of the files the user opened); default 1024");
 
-unsigned int kcpc_max_events = 4096;
 module_param_named(max_events, kcpc_max_events, uint, 0644);
 MODULE_PARM_DESC(max_events,
 		 "Kernel counters per user (of the files the user opened); default 4096");
 
-unsigned int kcpc_max_sets_per_thread = 16;
 module_param_named(max_sets_per_thread, kcpc_max_sets_per_thread, uint, 0644);
 MODULE_PARM_DESC(max_sets_per_thread,
 		 "Bindings plus group aggregates counting one thread, of all files; default 16");
@@ -330,7 +327,7 @@ out:
 }
 
 static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
-			   bool group)
+			    bool group)
 {
 	struct task_struct *task;
 	struct cpc_ksample ks;
@@ -370,7 +367,7 @@ static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
 enum kcpc_target_op { KCPC_OP_RELE, KCPC_OP_RESTART, KCPC_OP_GROUP_CLOSE };
 
 static long kcpc_ioc_target(struct kcpc_file *cf, void __user *argp,
-			   enum kcpc_target_op op)
+			    enum kcpc_target_op op)
 {
 	struct task_struct *task;
 	struct cpc_ktarget kt;

@@ -54,12 +54,17 @@ static void kcpc_set_sched_in(struct kcpc_set *set);
 /* The scheduler hook                                                   */
 /* ------------------------------------------------------------------ */
 
+/*
+ * The callbacks below use the fields perf gives a PMU driver (the event's
+ * attr, hw.state, cpu and overflow handler), as every PMU does; perf's
+ * private fields are read in cpc_perf.c alone.
+ */
 static bool kcpc_sched_registered;
 
 /* Never called: the events have no sample period. */
 static void kcpc_sched_overflow(struct perf_event *event,
-			       struct perf_sample_data *data,
-			       struct pt_regs *regs)
+				struct perf_sample_data *data,
+				struct pt_regs *regs)
 {
 }
 
@@ -272,7 +277,7 @@ bool kcpc_page_cpu_clock(void)
  * whether it did; the caller clears time_flags otherwise.
  */
 static bool kcpc_page_fill_time(struct cpc_kpage *kp, struct kcpc_set *set,
-			       bool sched_in)
+				bool sched_in)
 {
 	u64 vals[CPC_KMOD_MAX_REQS], t0, t1, clock, ontime = 0;
 	unsigned int i, first = CPC_KMOD_MAX_REQS;

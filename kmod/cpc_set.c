@@ -294,7 +294,7 @@ int kcpc_set_read_raw(struct kcpc_set *set, bool frozen, u64 *raw,
 		for (i = 0; i < set->nreqs; i++)
 			if (set->ev[i] && !test_bit(i, &done) &&
 			    kcpc_read_quick(set->ev[i], self, &raw[i],
-					   i == first ? enabled : NULL))
+					    i == first ? enabled : NULL))
 				__set_bit(i, &done);
 		local_irq_restore(flags);
 	}
@@ -329,7 +329,7 @@ int kcpc_set_read(struct kcpc_set *set, u64 *vals, u64 *ontime)
 	int err;
 
 	err = kcpc_set_read_raw(set, kcpc_set_frozen_logically(set), raw,
-			       &enabled);
+				&enabled);
 	for (i = 0; i < set->nreqs; i++) {
 		if (!set->ev[i]) {
 			vals[i] = set->preset[i];

@@ -541,15 +541,30 @@ static uint64_t switches_now(void)
  * user-mode page faults cannot change, so the other thread's sample must
  * equal the thread's own last one exactly.
  */
-/* Does the module compute the on-CPU time itself (kernels 6.1-6.12)? */
+/*
+ * Does the module compute the on-CPU time itself?  As its statistic
+ * fast_read_time says (its build-time probes found perf's clock as
+ * expected); a module without it did on 6.1-6.12.
+ */
 static int self_time_kernel(void)
 {
 	struct utsname u;
 	unsigned maj = 0, min = 0;
+	long v = read_param("fast_read_time");
 
+	if (v >= 0)
+		return v == 1;
 	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
 		return 0;
 	return maj == 6 && min >= 1 && min <= 12;
+}
+
+/* Can the module freeze logically (statistic fast_freeze)? */
+static int fast_freeze_kernel(void)
+{
+	long v = read_param("fast_freeze");
+
+	return v >= 0 ? v == 1 : self_time_kernel();
 }
 
 static int selfread_pipe[2][2];	/* [0]: main -> helper, [1]: back */
@@ -1455,7 +1470,7 @@ static void *freeze_leak_thread(void *arg)
 	      (unsigned long long)s3.vals[0], (unsigned long long)s2.vals[1],
 	      (unsigned long long)s3.vals[1]);
 	target(fd, CPC_KIOC_RELE, 0);
-	if (self_time_kernel() && read_param("logical_freeze") == 1)
+	if (fast_freeze_kernel() && read_param("logical_freeze") == 1)
 		check(read_param("logical_freezes") >= before + 2,
 		      "%s: both freezes were logical (%ld -> %ld)", how,
 		      before, read_param("logical_freezes"));
@@ -1746,6 +1761,15 @@ static int child_bind_parent(void *arg)
 	return bad;
 }
 
+/* The parent made itself undumpable: only ptrace rights over it would do. */
+static int child_undumpable_parent(void *arg)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	pid_t parent = *(pid_t *)arg;
+
+	return bind_reqs(fd, CPC_KIOC_BIND, parent, 0, 1, &r) == EPERM ? 0 : 1;
+}
+
 static int child_nobody_parent(void *arg)
 {
 	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
@@ -1806,6 +1830,14 @@ static void test_targets(void)
 	st = in_child(child_bind_parent, &me);
 	check(st == 0, "same-user child binds/samples/reles the parent's "
 	      "thread (status %d)", st);
+
+	/* Not once the parent is undumpable (ptrace_may_access's rule). */
+	if (!is_root && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0) {
+		st = in_child(child_undumpable_parent, &me);
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		check(st == 0, "same-user child: EPERM on an undumpable "
+		      "parent (status %d)", st);
+	}
 
 	if (is_root) {
 		st = in_child(child_nobody_parent, &me);
