@@ -109,7 +109,7 @@ char *cpc_eventtostr(cpc_event_t *event)
 	for (int pic = 0; pic < 2; pic++) {
 		if (__cpc_pes_event_name(cpuver, pic, pes[pic], name,
 			sizeof(name)) != 0) {
-			__cpc_report(FN, "pic%d: no such event in this process\n",
+			__cpc_note(FN, "pic%d: no such event in this process\n",
 			    pic);
 			return NULL;
 		}

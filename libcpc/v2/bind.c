@@ -75,10 +75,27 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	v2_compile(set, &rs);
 	int rc = __cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
 	if (rc != 0) {
-		if (why != NULL)
+		if (why != NULL) {
 			v2_note(cpc, FN_BIND, why);
-		else
+		} else if (-rc == EACCES || -rc == EPERM) {
+			/*
+			 * Refused by policy (system mode, say): as the
+			 * original's kernel refuses what needs a privilege,
+			 * with the Linux cause and remedy in the note.
+			 */
+			char text[400];
+			int sys = 0;
+			for (const struct v2_req *r = set->reqs; r != NULL;
+			     r = r->next)
+				sys |= (r->req.flags & CPC_COUNT_SYSTEM) != 0;
+			__cpc_lwp_explain_refusal(text, sizeof(text), sys);
+			if (cpc != NULL)
+				v2_keep_note(cpc, text);
+			v2_report(cpc, FN_BIND, CPC_ATTR_REQUIRES_PRIVILEGE);
+			return __cpc_fail(EACCES);
+		} else {
 			v2_report(cpc, FN_BIND, backend_subcode(-rc));
+		}
 		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
 	set->state = V2_BOUND_LWP;

@@ -64,6 +64,15 @@ void v2_report(cpc_t *cpc, const char *fn, int subcode)
 	report_text(cpc, fn, subcode, subcode_text[subcode]);
 }
 
+void v2_keep_note(cpc_t *cpc, const char *msg)
+{
+	size_t n = strlen(msg);
+	if (n > sizeof(cpc->note) - 1)
+		n = sizeof(cpc->note) - 1;
+	memcpy(cpc->note, msg, n);
+	cpc->note[n] = '\0';
+}
+
 void v2_note(cpc_t *cpc, const char *fn, const char *msg)
 {
 	/*
@@ -72,11 +81,7 @@ void v2_note(cpc_t *cpc, const char *fn, const char *msg)
 	 * to stderr.
 	 */
 	if (cpc != NULL) {
-		size_t n = strlen(msg);
-		if (n > sizeof(cpc->note) - 1)
-			n = sizeof(cpc->note) - 1;
-		memcpy(cpc->note, msg, n);
-		cpc->note[n] = '\0';
+		v2_keep_note(cpc, msg);
 		if (cpc->errfn != NULL)
 			return;
 	}

@@ -87,7 +87,9 @@ uint_t cpc_caps(cpc_t *cpc)
 const char *cpc_linux_errnote(cpc_t *cpc)
 {
 	static _Thread_local char last[sizeof(((cpc_t *)0)->note)];
-	if (cpc == NULL || cpc->note[0] == '\0')
+	if (cpc == NULL)	/* the calling thread's version 1 note */
+		return __cpc_take_note();
+	if (cpc->note[0] == '\0')
 		return NULL;
 	memcpy(last, cpc->note, sizeof(last));
 	cpc->note[0] = '\0';

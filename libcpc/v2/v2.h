@@ -108,6 +108,9 @@ void v2_report(cpc_t *cpc, const char *fn, int subcode);
  */
 void v2_note(cpc_t *cpc, const char *fn, const char *msg);
 
+/* Keeps msg as the handle's note (cpc_linux_errnote), printing nothing. */
+void v2_keep_note(cpc_t *cpc, const char *msg);
+
 /* 1 if set belongs to cpc (takes the lock). */
 int v2_owns_set(cpc_t *cpc, const cpc_set_t *set);
 
