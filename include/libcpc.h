@@ -19,6 +19,7 @@
 #include <sys/cpc_regset.h>
 #include <sys/cpc_solaris.h>
 #include <sys/cpc_event.h>
+#include <sys/processor.h>	/* as Solaris 10's: processor_bind() */
 
 #ifdef __cplusplus
 extern "C" {
