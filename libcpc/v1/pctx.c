@@ -132,12 +132,12 @@ int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
 	pid_t tid;
 	int bad;
 
+	/* No event: a release, with its result (both originals). */
+	if (event == NULL)
+		return cpc_pctx_rele(pctx, lwpid);
 	/* Like cpc_bind_event, a failed bind leaves the LWP unbound. */
 	(void)cpc_pctx_rele(pctx, lwpid);
-	if (event == NULL) {
-		errno = saved;
-		return 0;
-	}
+	errno = saved;
 	/* As illumos: no flag at all, not even CPC_BIND_LWP_INHERIT. */
 	if (flags != 0) {
 		__cpc_note(fn, "invalid flags 0x%x\n", (unsigned)flags);
@@ -182,6 +182,14 @@ int cpc_pctx_take_sample(pctx_t *pctx, __id_t lwpid, cpc_event_t *event)
 		return __cpc_fail(EINVAL);
 	pthread_mutex_lock(&lock);
 	struct v1_pctx_binding **bp = find(pctx, lwpid);
+	if (bp == NULL) {
+		/* No such LWP: ESRCH, as the originals; else not bound. */
+		pthread_mutex_unlock(&lock);
+		pid_t tid;
+		if (target("pctx_take_sample", pctx, lwpid, &tid) != 0)
+			return -1;
+		return __cpc_fail(EINVAL);
+	}
 	int rc = bp == NULL ? -EINVAL
 	    : (*bp)->invalid ? -EAGAIN
 			     : __cpc_pctx_read(&(*bp)->ctx, vals, 2, &tick);
@@ -207,10 +215,17 @@ int cpc_pctx_rele(pctx_t *pctx, __id_t lwpid)
 	int saved = errno;
 	pthread_mutex_lock(&lock);
 	struct v1_pctx_binding **bp = find(pctx, lwpid);
-	if (bp != NULL)
+	int bound = bp != NULL;
+	if (bound)
 		drop(bp);
 	pthread_mutex_unlock(&lock);
-	/* As on Solaris 8, releasing an unbound LWP is not an error. */
+	/*
+	 * As on Solaris 8, releasing an unbound LWP is not an error; an LWP
+	 * that does not exist is (ESRCH, as both originals).
+	 */
+	pid_t tid;
+	if (!bound && target("pctx_rele", pctx, lwpid, &tid) != 0)
+		return -1;
 	errno = saved;
 	return 0;
 }
