@@ -156,6 +156,13 @@ extern void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event));
 extern void cpc_walk_attrs(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *attr));
+/*
+ * Linux extension: the event names requests accept beyond those the
+ * walkers above list (the platform's, as on Solaris): libpfm4's names
+ * for this processor and Linux perf's, each once.
+ */
+extern void cpc_linux_walk_events(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event));
 
 extern int cpc_enable(cpc_t *cpc);
 extern int cpc_disable(cpc_t *cpc);
