@@ -6,7 +6,7 @@
  * strings, which cpc_getcciname keeps), their attributes, and walkers
  * that list the back end's names only (Linux perf and libpfm4 names
  * through cpc_linux_walk_events), overall in the reverse order of first
- * appearance.  The unit test tests/unit/test_identity.c covers other
+ * appearance.  The unit test tests/unit/test_pcbe_identity.c covers other
  * processors, from simulated CPUID leaves.
  */
 #include <check.h>
