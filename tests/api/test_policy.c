@@ -164,10 +164,24 @@ static void keep_subcode(const char *fn, int subcode, const char *fmt,
  * reports through the handler, as the original's kernel does for what
  * needs a privilege.
  */
-static int child_system_mode(void)
+/*
+ * The refusal and its note: under perf, perf_event_paranoid and the
+ * sysctl that would allow it; under the kernel module, its allow_system
+ * parameter and never perf_event_paranoid, which it does not use.
+ */
+static int explains_system_refusal(const char *note, int kmod)
 {
-	if (setgid(65534) != 0 || setuid(65534) != 0)
-		return 90;
+	if (note == NULL)
+		return 0;
+	if (kmod)
+		return strstr(note, "allow_system") != NULL &&
+		    strstr(note, "CAP_PERFMON") != NULL &&
+		    strstr(note, "paranoid") == NULL;
+	return strstr(note, "perf_event_paranoid=1") != NULL;
+}
+
+static int system_mode_checks(int kmod)
+{
 	cpc_event_t ev;
 	capture_errors();
 	if (cpc_strtoevent(cpc_getcpuver(),
@@ -180,7 +194,7 @@ static int child_system_mode(void)
 		return 2;
 	const char *note = cpc_linux_errnote(NULL);
 	if (note == NULL || strstr(note, "in system mode") == NULL ||
-	    strstr(note, "perf_event_paranoid=1") == NULL)
+	    !explains_system_refusal(note, kmod))
 		return 3;
 
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
@@ -198,10 +212,45 @@ static int child_system_mode(void)
 	if (last_subcode != CPC_ATTR_REQUIRES_PRIVILEGE)
 		return 5;
 	note = cpc_linux_errnote(cpc);
-	if (note == NULL || strstr(note, "perf_event_paranoid=1") == NULL)
+	if (!explains_system_refusal(note, kmod))
 		return 6;
 	return 0;
 }
+
+static int child_system_mode(void)
+{
+	if (setgid(65534) != 0 || setuid(65534) != 0)
+		return 90;
+	return system_mode_checks(0);
+}
+
+/* The kernel module's allow_system parameter, or -1. */
+static int allow_system(void)
+{
+	FILE *f = fopen("/sys/module/cpc/parameters/allow_system", "r");
+	int c = -1;
+	if (f != NULL) {
+		c = fgetc(f);
+		fclose(f);
+	}
+	return c == 'Y' || c == '1' ? 1 : c == 'N' || c == '0' ? 0 : -1;
+}
+
+/*
+ * Under the kernel module ("make check-kmod" runs this program as an
+ * unprivileged user too), system mode without allow_system.
+ */
+START_TEST(system_mode_refused_by_the_module)
+{
+	if (!kmod_backend() || geteuid() == 0 || allow_system() != 0) {
+		printf("SKIP system_mode_refused_by_the_module: needs the "
+		       "kernel module's backend, an unprivileged user and "
+		       "allow_system=0\n");
+		return;
+	}
+	ck_assert_int_eq(system_mode_checks(1), 0);
+}
+END_TEST
 
 START_TEST(system_mode_refused)
 {
@@ -227,6 +276,7 @@ int main(void)
 	TCase *tc = tcase_create("policy");
 	tcase_add_test(tc, access_open_bind_agree_on_enosys);
 	tcase_add_test(tc, system_mode_refused);
+	tcase_add_test(tc, system_mode_refused_by_the_module);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
