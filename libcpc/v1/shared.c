@@ -90,13 +90,11 @@ int cpc_shared_open(void)
 		return -1;
 	pthread_mutex_lock(&shared_lock);
 	struct shared *s = NULL;
-	int busy = 0;
-	for (int i = 0; i < SHARED_MAX; i++) {
-		if (shared[i].fd >= 0 && shared[i].cpu == cpu)
-			busy = 1;
-		if (shared[i].fd < 0 && s == NULL)
+	for (int i = 0; i < SHARED_MAX && s == NULL; i++)
+		if (shared[i].fd < 0)
 			s = &shared[i];
-	}
+	/* One open per processor, with cpc_bind_cpu's bindings too. */
+	int busy = s != NULL && __cpc_cpu_claim(cpu) != 0;
 	if (s != NULL && !busy) {
 		memset(s, 0, sizeof(*s));
 		s->fd = fd;
@@ -214,6 +212,7 @@ void cpc_shared_close(int fd)
 	struct shared *s = lookup(fd);
 	if (s != NULL) {
 		release(s);
+		__cpc_cpu_unclaim(s->cpu);
 		s->fd = -1;
 		close(fd);
 	}

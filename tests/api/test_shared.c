@@ -142,6 +142,45 @@ START_TEST(unprivileged_is_refused)
 }
 END_TEST
 
+/*
+ * One system-wide binding per processor, whichever interface makes it
+ * (the original's driver: one open per processor, for cpc_shared_open
+ * and cpc_bind_cpu alike).
+ */
+START_TEST(one_binding_per_processor)
+{
+	if (geteuid() != 0) {
+		printf("SKIP one_binding_per_processor: needs root\n");
+		return;
+	}
+	cpu_set_t saved;
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	bind_to_cpu0();
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	cpc_set_t *set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "cpu-clock", 0,
+			     CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL), 0);
+	int fd = cpc_shared_open();
+	ck_assert_int_ge(fd, 0);
+	errno = 0;
+	ck_assert_int_eq(cpc_bind_cpu(cpc, 0, set, 0), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	cpc_shared_close(fd);
+	ck_assert_int_eq(cpc_bind_cpu(cpc, 0, set, 0), 0);
+	errno = 0;
+	ck_assert_int_eq(cpc_shared_open(), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_int_eq(cpc_unbind(cpc, set), 0);
+	bind_to_cpu0();
+	fd = cpc_shared_open();
+	ck_assert_int_ge(fd, 0);
+	cpc_shared_close(fd);
+	cpc_close(cpc);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(saved), &saved), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("shared");
@@ -149,6 +188,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, counts_on_a_processor);
 	tcase_add_test(tc, unprivileged_is_refused);
+	tcase_add_test(tc, one_binding_per_processor);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
