@@ -105,10 +105,12 @@ extern uint_t cpc_npic(cpc_t *cpc);
 extern uint_t cpc_caps(cpc_t *cpc);
 extern const char *cpc_cciname(cpc_t *cpc);
 /*
- * Linux extension: the explanation of the last failure of a call on cpc
- * that has no Solaris subcode (perf_event_paranoid, an event this system
- * cannot count, ...), which the error handler is never given; NULL if
- * none.  Each explanation is returned once.
+ * Linux extension: the explanation (cause and remedy) of the last failure
+ * of a call on cpc that has no Solaris subcode (perf_event_paranoid, an
+ * event this system cannot count, ...), which the error handler is never
+ * given; with cpc NULL, of the last failure of a version 1 call in the
+ * calling thread, which Solaris reports through no error function.  NULL
+ * if none.  Each explanation is returned once.
  */
 extern const char *cpc_linux_errnote(cpc_t *cpc);
 extern const char *cpc_cpuref(cpc_t *cpc);
