@@ -80,13 +80,16 @@ START_TEST(amd_back_end)
 	char vendor[13];
 	unsigned family, model;
 	running(vendor, &family, &model);
-	if (strcmp(vendor, "AuthenticAMD") != 0 || family < 0x10) {
-		printf("SKIP amd_back_end: not an AMD family 10h or later "
+	if (strcmp(vendor, "AuthenticAMD") != 0 || family < 0xf) {
+		printf("SKIP amd_back_end: not an AMD family 0Fh or later "
 		       "processor (%s family %xh)\n", vendor, family);
 		return;
 	}
 	char want[64];
-	snprintf(want, sizeof(want), "AMD Family %02xh", family);
+	if (family == 0xf)
+		snprintf(want, sizeof(want), "AMD Opteron & Athlon64");
+	else
+		snprintf(want, sizeof(want), "AMD Family %02xh", family);
 	ck_assert_str_eq(cpc_cciname(cpc), want);
 	ck_assert_uint_eq(cpc_caps(cpc), CPC_CAP_OVERFLOW_INTERRUPT);
 	ck_assert(cpc_npic(cpc) == 4 || cpc_npic(cpc) == 6);
