@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The explanations of policy refusals of the counters: see policy.h. */
+/* The explanation of a policy refusal of the counters: see policy.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,6 +32,30 @@ static int paranoid_level(void)
 	for (; buf[i] >= '0' && buf[i] <= '9'; i++)
 		v = v * 10 + (buf[i] - '0');
 	return sign * v;
+}
+
+void __cpc_policy_explain_at(char *buf, size_t n, int level, int system)
+{
+	/* perf_event_paranoid 2 allows user mode, 1 also system mode. */
+	int needed = system ? 1 : 2;
+
+	if (level > needed) {
+		__cpc_safe_fmt(buf, n,
+		    "the kernel refuses perf_event_open%s to this process "
+		    "(kernel.perf_event_paranoid is %d); load the libcpc "
+		    "kernel module (modprobe cpc), or allow counting with "
+		    "\"sysctl kernel.perf_event_paranoid=%d\", or give the "
+		    "program CAP_PERFMON",
+		    system ? " in system mode" : "", level, needed);
+		return;
+	}
+	/* The sysctl allows it already: something else refuses. */
+	__cpc_safe_fmt(buf, n,
+	    "the kernel refuses perf_event_open%s to this process although "
+	    "kernel.perf_event_paranoid is %d (a security module or seccomp "
+	    "policy); give the program CAP_PERFMON, or load the libcpc "
+	    "kernel module (modprobe cpc)",
+	    system ? " in system mode" : "", level);
 }
 
 /*
@@ -72,44 +97,47 @@ static void group_name(unsigned gid, char *name, size_t n)
 	}
 }
 
-void __cpc_policy_explain(char *buf, size_t n)
+void __cpc_policy_explain(char *buf, size_t n, int system)
 {
 	struct stat st;
-	int level = paranoid_level();
 
 	if (stat(CPC_KMOD_DEVICE, &st) == 0 && S_ISCHR(st.st_mode)) {
-		/* The module is loaded; its device refuses this user. */
+		/* The module is loaded: does its device refuse this user? */
 		int fd = open(CPC_KMOD_DEVICE, O_RDWR | O_CLOEXEC);
 		int err = fd < 0 ? errno : 0;
-		char grp[64];
-		if (fd >= 0) {
-			close(fd);
+		if (fd < 0) {
+			char grp[64];
+			group_name((unsigned)st.st_gid, grp, sizeof(grp));
 			__cpc_safe_fmt(buf, n,
-			    "the kernel refuses perf_event_open to this "
-			    "process (kernel.perf_event_paranoid is %d); the "
-			    "libcpc kernel module is loaded and open to this "
-			    "user: leave LIBCPC_BACKEND unset (or set it to "
-			    "kmod) to count through it", level);
+			    "the libcpc kernel module's device %s is not open "
+			    "to this user (%s): an administrator may add the "
+			    "user to its group %s (then log in again); and "
+			    "the kernel refuses perf_event_open%s to this "
+			    "process (kernel.perf_event_paranoid is %d; "
+			    "CAP_PERFMON allows it)",
+			    CPC_KMOD_DEVICE, strerrordesc_np(err),
+			    grp[0] != '\0' ? grp : "(ls -l /dev/cpc)",
+			    system ? " in system mode" : "", paranoid_level());
 			return;
 		}
-		group_name((unsigned)st.st_gid, grp, sizeof(grp));
-		__cpc_safe_fmt(buf, n,
-		    "the libcpc kernel module's device %s is not open to "
-		    "this user (%s): an administrator may add the user to "
-		    "its group %s (then log in again); the kernel also "
-		    "refuses perf_event_open to this process "
-		    "(kernel.perf_event_paranoid is %d): \"sysctl "
-		    "kernel.perf_event_paranoid=2\" or CAP_PERFMON allows it",
-		    CPC_KMOD_DEVICE, strerrordesc_np(err), grp[0] != '\0' ? grp : "(see ls -l /dev/cpc)",
-		    level);
-		return;
+		close(fd);
 	}
-	__cpc_safe_fmt(buf, n,
-	    "the kernel refuses perf_event_open to this process "
-	    "(kernel.perf_event_paranoid is %d); load the libcpc kernel "
-	    "module (modprobe cpc), or allow counting with \"sysctl "
-	    "kernel.perf_event_paranoid=2\", or give the program "
-	    "CAP_PERFMON", level);
+	__cpc_policy_explain_at(buf, n, paranoid_level(), system);
+}
+
+
+void __cpc_kmod_explain(char *buf, size_t n, int system)
+{
+	if (system)
+		__cpc_safe_fmt(buf, n,
+		    "the libcpc kernel module counts system mode only for "
+		    "programs with CAP_PERFMON, or for everyone once its "
+		    "parameter allow_system is 1 "
+		    "(/sys/module/cpc/parameters/allow_system)");
+	else
+		__cpc_safe_fmt(buf, n,
+		    "the libcpc kernel module refuses this counting to this "
+		    "process (CAP_PERFMON allows it)");
 }
 
 void __cpc_policy_task(char *buf, size_t n, int kmod)

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * When the kernel refuses counters by policy: the explanations that follow
- * the Solaris message, naming the cause and the remedies for the backend
- * in use (perf_event_paranoid for perf; the device's group, ptrace rights
- * and CAP_PERFMON for the libcpc kernel module).
+ * When the kernel refuses counters by policy (perf_event_paranoid, or the
+ * kernel module's own policy): the Linux explanation of the refusal,
+ * naming the cause and the remedies (cpc_linux_errnote).
  */
 #ifndef LIBCPC_POLICY_H
 #define LIBCPC_POLICY_H
@@ -11,11 +10,24 @@
 #include <stddef.h>
 
 /*
- * No counting at all for this process: perf refuses it, and the kernel
- * module is not loaded or its device not open to this user.  Writes the
- * explanation into buf (NUL-terminated); async-signal-safe.
+ * Writes the explanation of a refusal by perf_event_open into buf
+ * (naming the kernel module's device and its group first when the module
+ * is loaded but its device is not open to this user)
+ * (NUL-terminated), for counting in system mode too if system is
+ * nonzero; async-signal-safe.  The remedies offered depend on
+ * kernel.perf_event_paranoid: a sysctl is suggested only when it would
+ * allow the counting.
  */
-void __cpc_policy_explain(char *buf, size_t n);
+void __cpc_policy_explain(char *buf, size_t n, int system);
+
+/* The same for a given perf_event_paranoid level (for the tests). */
+void __cpc_policy_explain_at(char *buf, size_t n, int level, int system);
+
+/*
+ * The explanation of a refusal by the libcpc kernel module (its remedies
+ * are CAP_PERFMON and, for system mode, its allow_system parameter).
+ */
+void __cpc_kmod_explain(char *buf, size_t n, int system);
 
 /*
  * Counting in another process refused: the rule of the backend that

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpuinfo.h"
 #include "error.h"
 #include "lwpctx.h"
 #include "native_events.h"
@@ -31,9 +32,6 @@ static uint_t count_pics(void)
 	return (uint_t)n;
 }
 
-/* Why the calling thread's last cpc_open failed (cpc_linux_errnote(NULL)). */
-static _Thread_local char open_note[512];
-
 cpc_t *cpc_open(int ver)
 {
 	if (ver != CPC_VER_CURRENT) {
@@ -43,17 +41,15 @@ cpc_t *cpc_open(int ver)
 	/* Can this process count at all? */
 	const char *why = NULL;
 	int rc = __cpc_lwp_probe(&why);
-	open_note[0] = '\0';
-	if (why != NULL) {
-		size_t n = strlen(why);
-		if (n > sizeof(open_note) - 1)
-			n = sizeof(open_note) - 1;
-		memcpy(open_note, why, n);
-		open_note[n] = '\0';
-	} else if (rc == -EACCES || rc == -EPERM) {
-		__cpc_policy_explain(open_note, sizeof(open_note));
-	}
 	if (rc != 0) {
+		/* The cause and remedy, for cpc_linux_errnote(NULL). */
+		char text[512];
+		if (why != NULL)
+			__cpc_note("cpc_open", "%s", why);
+		else if (rc == -EACCES || rc == -EPERM) {
+			__cpc_policy_explain(text, sizeof(text), 0);
+			__cpc_note("cpc_open", "%s", text);
+		}
 		/* Counters inaccessible (no backend, or policy): ENOSYS. */
 		errno = why != NULL || rc == -EACCES || rc == -EPERM ||
 			rc == -ENOENT || rc == -ENOSYS
@@ -68,8 +64,14 @@ cpc_t *cpc_open(int ver)
 	}
 	pthread_mutex_init(&cpc->lock, NULL);
 	cpc->cpuver = cpc_getcpuver();
-	cpc->npic = count_pics();
-	cpc->caps = CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE;
+	/* What the original's back end reports for this processor. */
+	struct cpc_cpuinfo ci;
+	__cpc_cpuinfo_read(&ci);
+	__cpc_identity(&ci, &cpc->id);
+	cpc->npic = cpc->id.npic != 0 ? cpc->id.npic : count_pics();
+	if (cpc->npic > CPC_MAX_REQS)
+		cpc->npic = CPC_MAX_REQS;
+	cpc->caps = cpc->id.caps;
 	return cpc;
 }
 
@@ -101,13 +103,9 @@ uint_t cpc_caps(cpc_t *cpc)
 const char *cpc_linux_errnote(cpc_t *cpc)
 {
 	static _Thread_local char last[sizeof(((cpc_t *)0)->note)];
-	_Static_assert(sizeof(open_note) <= sizeof(last), "notes do not fit");
-	if (cpc == NULL && open_note[0] != '\0') {
-		memcpy(last, open_note, sizeof(open_note));
-		open_note[0] = '\0';
-		return last;
-	}
-	if (cpc == NULL || cpc->note[0] == '\0')
+	if (cpc == NULL)	/* the calling thread's version 1 note */
+		return __cpc_take_note();
+	if (cpc->note[0] == '\0')
 		return NULL;
 	memcpy(last, cpc->note, sizeof(last));
 	cpc->note[0] = '\0';
@@ -116,12 +114,12 @@ const char *cpc_linux_errnote(cpc_t *cpc)
 
 const char *cpc_cciname(cpc_t *cpc)
 {
-	return cpc_getcciname(cpc != NULL ? cpc->cpuver : cpc_getcpuver());
+	return cpc != NULL ? cpc->id.cciname : NULL;
 }
 
 const char *cpc_cpuref(cpc_t *cpc)
 {
-	return cpc_getcpuref(cpc != NULL ? cpc->cpuver : cpc_getcpuver());
+	return cpc != NULL ? cpc->id.cpuref : NULL;
 }
 
 int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)
