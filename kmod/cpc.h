@@ -37,6 +37,7 @@ struct kcpc_user;
  * @spare_page: a state page no one maps, kept from a destroyed context
  *		for the next bind (or NULL)
  * @nctxs: the number of contexts in @ctxs
+ * @cpus: the file's processor contexts (cpc_cpu.c)
  */
 struct kcpc_file {
 	struct mutex lock;
@@ -46,6 +47,7 @@ struct kcpc_file {
 	struct kcpc_user *user;
 	struct page *spare_page;
 	unsigned int nctxs;
+	struct list_head cpus;
 };
 
 /* Values of kcpc_set.state. */

@@ -134,7 +134,8 @@ static struct kcpc_thread *kcpc_thread_find(struct task_struct *task)
  * kcpc_acct_charge() - charge a new set, within the limits
  * @acct: receives the charge
  * @user: the opener of the set's file
- * @task: the thread the set counts
+ * @task: the thread the set counts, or NULL for a processor context
+ *	  (no thread to charge)
  * @nev: its counters
  * @old: the charge of the set the new one replaces (same file and
  *	 thread), or NULL; it stays charged until uncharged, but the limits
@@ -155,8 +156,8 @@ int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
 		return -ENOMEM;
 
 	spin_lock(&kcpc_acct_lock);
-	thr = kcpc_thread_find(task);
-	if (!thr) {
+	thr = task ? kcpc_thread_find(task) : NULL;
+	if (!thr && task) {
 		thr = new;
 		new = NULL;
 		thr->task = task;
@@ -164,16 +165,18 @@ int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
 	}
 	if (user->nsets - old_sets >= READ_ONCE(kcpc_max_contexts) ||
 	    user->nev - old_nev + nev > READ_ONCE(kcpc_max_events) ||
-	    thr->nsets - old_sets >= READ_ONCE(kcpc_max_sets_per_thread)) {
+	    (thr && thr->nsets - old_sets >=
+		    READ_ONCE(kcpc_max_sets_per_thread))) {
 		err = -EAGAIN;
-		if (!thr->nsets) {
+		if (thr && !thr->nsets) {
 			hash_del(&thr->node);
 			new = thr;
 		}
 	} else {
 		user->nsets++;
 		user->nev += nev;
-		thr->nsets++;
+		if (thr)
+			thr->nsets++;
 		acct->user = user;
 		acct->thread = thr;
 		acct->nev = nev;
@@ -191,12 +194,13 @@ int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
 void kcpc_acct_uncharge(struct kcpc_acct *acct)
 {
 	struct kcpc_thread *thr = acct->thread;
-	bool last;
+	bool last = false;
 
 	spin_lock(&kcpc_acct_lock);
 	acct->user->nsets--;
 	acct->user->nev -= acct->nev;
-	last = --thr->nsets == 0;
+	if (thr)
+		last = --thr->nsets == 0;
 	if (last)
 		hash_del(&thr->node);
 	spin_unlock(&kcpc_acct_lock);

@@ -50,6 +50,7 @@ void kcpc_file_init(struct kcpc_file *cf, struct file *file,
 	cf->user = user;
 	cf->spare_page = NULL;
 	cf->nctxs = 0;
+	INIT_LIST_HEAD(&cf->cpus);
 }
 
 static void kcpc_ctx_drop_set(struct kcpc_set **setp)

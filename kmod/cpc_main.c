@@ -52,6 +52,7 @@
 #include "cpc_acct.h"
 #include "cpc_anchor.h"
 #include "cpc_compat.h"
+#include "cpc_cpu.h"
 #include "cpc_ctx.h"
 #include "cpc_debugfs.h"
 #include "cpc_inherit.h"
@@ -72,6 +73,11 @@ static int kcpc_access_gid = -1;
 module_param_named(access_gid, kcpc_access_gid, int, 0644);
 MODULE_PARM_DESC(access_gid,
 		 "The group of access=1; default -1: the group of the device node (cpc, set by the udev rule)");
+
+static bool kcpc_cpu_access;
+module_param_named(cpu_access, kcpc_cpu_access, bool, 0644);
+MODULE_PARM_DESC(cpu_access,
+		 "Let everyone who may open /dev/cpc count on processors (CPC_KIOC_CPU_BIND), as granting Solaris's cpc_cpu privilege; default 0: CAP_PERFMON only");
 
 static bool kcpc_allow_system;
 module_param_named(allow_system, kcpc_allow_system, bool, 0644);
@@ -275,7 +281,8 @@ static long kcpc_ioc_info(void __user *argp)
 	memset(&info, 0, sizeof(info));
 	info.abi = CPC_KMOD_ABI;
 	info.max_reqs = CPC_KMOD_MAX_REQS;
-	info.caps = CPC_KCAP_OVERFLOW | (kcpc_hw_pmu ? CPC_KCAP_HW_PMU : 0);
+	info.caps = CPC_KCAP_OVERFLOW | CPC_KCAP_CPU |
+		    (kcpc_hw_pmu ? CPC_KCAP_HW_PMU : 0);
 	info.signo = CPC_KMOD_SIGEMT;
 	if (copy_to_user(argp, &info, sizeof(info)))
 		return -EFAULT;
@@ -364,6 +371,67 @@ static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
 	return err;
 }
 
+/*
+ * CPC_KIOC_CPU_BIND: counting on a processor needs CAP_PERFMON, or the
+ * administrator's cpu_access; kernel mode as for bindings.
+ */
+static long kcpc_ioc_cpu_bind(struct kcpc_file *cf, void __user *argp)
+{
+	struct cpc_kbind *kb;
+	long err;
+
+	kb = memdup_user(argp, sizeof(*kb));
+	if (IS_ERR(kb))
+		return PTR_ERR(kb);
+	/* The group aggregate's rules: no overflow, no bind flags. */
+	err = kcpc_validate_bind(kb, false);
+	if (!err && kb->flags)
+		err = -EINVAL;
+	if (!err && kcpc_bind_need(kb, false) == KCPC_NEED_SIGNAL)
+		err = -EINVAL;
+	if (!err && !perfmon_capable() && !READ_ONCE(kcpc_cpu_access))
+		err = -EACCES;
+	if (!err && kcpc_bind_counts_system(kb) &&
+	    !READ_ONCE(kcpc_allow_system) && !perfmon_capable())
+		err = -EACCES;
+	if (!err)
+		err = kcpc_cpu_bind(cf, kb);
+	kfree(kb);
+	return err;
+}
+
+static long kcpc_ioc_cpu_sample(struct kcpc_file *cf, void __user *argp)
+{
+	struct cpc_ksample ks;
+	long err;
+	s32 cpu;
+
+	if (copy_from_user(&ks, argp, sizeof(ks)))
+		return -EFAULT;
+	err = kcpc_validate_sample(&ks);
+	if (err)
+		return err;
+	cpu = ks.tid;
+	memset(&ks, 0, sizeof(ks));
+	ks.abi = CPC_KMOD_ABI;
+	ks.tid = cpu;
+	err = kcpc_cpu_sample(cf, cpu, &ks);
+	if ((!err || err == -EIO) && copy_to_user(argp, &ks, sizeof(ks)))
+		err = -EFAULT;
+	return err;
+}
+
+static long kcpc_ioc_cpu_rele(struct kcpc_file *cf, void __user *argp)
+{
+	struct cpc_ktarget kt;
+	long err;
+
+	if (copy_from_user(&kt, argp, sizeof(kt)))
+		return -EFAULT;
+	err = kcpc_validate_target(&kt);
+	return err ? err : kcpc_cpu_rele(cf, kt.tid);
+}
+
 enum kcpc_target_op { KCPC_OP_RELE, KCPC_OP_RESTART, KCPC_OP_GROUP_CLOSE };
 
 static long kcpc_ioc_target(struct kcpc_file *cf, void __user *argp,
@@ -436,6 +504,12 @@ static long kcpc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return kcpc_ioc_sample(cf, argp, true);
 	case CPC_KIOC_GROUP_CLOSE:
 		return kcpc_ioc_target(cf, argp, KCPC_OP_GROUP_CLOSE);
+	case CPC_KIOC_CPU_BIND:
+		return kcpc_ioc_cpu_bind(cf, argp);
+	case CPC_KIOC_CPU_SAMPLE:
+		return kcpc_ioc_cpu_sample(cf, argp);
+	case CPC_KIOC_CPU_RELE:
+		return kcpc_ioc_cpu_rele(cf, argp);
 	default:
 		return -ENOTTY;
 	}
@@ -493,6 +567,7 @@ static int kcpc_release(struct inode *inode, struct file *file)
 {
 	struct kcpc_file *cf = file->private_data;
 
+	kcpc_cpu_destroy_all(cf);
 	kcpc_file_destroy(cf);
 	kcpc_user_put(cf->user);
 	kfree(cf);

@@ -103,6 +103,7 @@ struct cpc_ktarget {
 /* Capabilities (struct cpc_kinfo). */
 #define CPC_KCAP_OVERFLOW 0x1	/* SIGEMT on overflow */
 #define CPC_KCAP_HW_PMU 0x2	/* the kernel has a hardware PMU */
+#define CPC_KCAP_CPU 0x4	/* CPC_KIOC_CPU_* (processor contexts) */
 
 struct cpc_kinfo {
 	__u32 abi;		/* out: CPC_KMOD_ABI */
@@ -164,5 +165,22 @@ struct cpc_kpage {
 #define CPC_KIOC_GROUP_OPEN _IOW(CPC_KIOC_TYPE, 5, struct cpc_kbind)
 #define CPC_KIOC_GROUP_SAMPLE _IOWR(CPC_KIOC_TYPE, 6, struct cpc_ksample)
 #define CPC_KIOC_GROUP_CLOSE _IOW(CPC_KIOC_TYPE, 7, struct cpc_ktarget)
+
+/*
+ * Processor contexts (CPC_KCAP_CPU): counting on one processor, every
+ * task that runs there, as perf's CPU-wide counters.  `tid` is the
+ * processor's number.  CPC_KIOC_CPU_BIND takes a struct cpc_kbind
+ * (presets allowed; no CPC_KREQ_OVF_EMT, no bind flags) and replaces the
+ * file's binding of that processor; CPC_KIOC_CPU_SAMPLE reads it (struct
+ * cpc_ksample; ontime_ns: the time it counted), CPC_KIOC_CPU_RELE
+ * releases it (struct cpc_ktarget).  Allowed to CAP_PERFMON (or
+ * CAP_SYS_ADMIN), and to everyone who may open the device where the
+ * administrator sets the module parameter cpu_access; EACCES otherwise.
+ * Its hardware counters come first: a thread's binding that loses its
+ * counters to them reads EIO (its counts are invalid) from then on.
+ */
+#define CPC_KIOC_CPU_BIND _IOW(CPC_KIOC_TYPE, 8, struct cpc_kbind)
+#define CPC_KIOC_CPU_SAMPLE _IOWR(CPC_KIOC_TYPE, 9, struct cpc_ksample)
+#define CPC_KIOC_CPU_RELE _IOW(CPC_KIOC_TYPE, 10, struct cpc_ktarget)
 
 #endif /* _UAPI_CPC_KMOD_H */

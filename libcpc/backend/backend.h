@@ -108,8 +108,9 @@ enum cpc_scope {
  * and process contexts (task_open: a file of /dev/cpc per context, the
  * module's access rules - ptrace rights over the thread, or CAP_PERFMON
  * - instead of perf_event_paranoid; its bindings stop at the thread's
- * exec, after which libpctx binds the new image afresh); processors
- * only where it has cpu_open.
+ * exec, after which libpctx binds the new image afresh) and processors
+ * (cpu_open: CAP_PERFMON, or the module's cpu_access; where the module
+ * refuses, counters.c tries perf, which perf_event_paranoid <= 0 allows).
  * NULL (with *why set) only for LWPs when no backend is available.
  */
 const struct cpc_backend *__cpc_backend_for(enum cpc_scope scope,

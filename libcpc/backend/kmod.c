@@ -22,6 +22,7 @@
 #include "cpuinfo.h"
 
 static int kmod_fd = -1;
+static unsigned kmod_caps;
 
 struct kmod_lwp {
 	unsigned nreqs;
@@ -33,6 +34,7 @@ struct kmod_lwp {
 	 */
 	pid_t tid;
 	int fd;
+	int cpu;	/* a processor context: the processor + 1 (cpu_open) */
 	/*
 	 * The thread's state page, mapped at the first sample of a binding
 	 * it can answer (a rebind in place keeps it; a release ends it), or
@@ -92,6 +94,7 @@ int __cpc_kmod_open(void)
 		close(fd);
 		return -EPROTO;
 	}
+	kmod_caps = info.caps;
 	kmod_fd = fd;
 	return 0;
 }
@@ -447,6 +450,9 @@ static int kmod_sample(void *priv, uint64_t *vals, unsigned n,
     uint64_t *ontime_ns)
 {
 	struct kmod_lwp *p = priv;
+	if (p->cpu != 0)
+		return sample_ioctl(p->fd, CPC_KIOC_CPU_SAMPLE, p->cpu - 1,
+		    vals, n, ontime_ns);
 	if (p->page_state == PAGE_OK &&
 	    read_page(p, vals, n, ontime_ns) == 0)
 		return 0;
@@ -469,11 +475,12 @@ static void kmod_release(void *priv)
 {
 	struct kmod_lwp *p = priv;
 	p->nreqs = 0;
-	if (p->tid != 0) {
+	if (p->tid != 0 || p->cpu != 0) {
 		/* A task context: its file goes, and its binding with it. */
 		(void)close(p->fd);
 		p->fd = -1;
 		p->tid = 0;
+		p->cpu = 0;
 		return;
 	}
 	target_ioctl(kmod_fd, CPC_KIOC_RELE, 0);
@@ -541,6 +548,41 @@ static int kmod_probe(const struct cpc_reqset *set)
 	return ioctl(kmod_fd, CPC_KIOC_INFO, &info) == 0 ? 0 : -errno;
 }
 
+/*
+ * Counting on a processor (cpustat, cpc_bind_cpu, cpc_shared_*): the
+ * module's processor context, through a file of its own; allowed to
+ * CAP_PERFMON, and to the device's users where the administrator set the
+ * module's cpu_access (see cpc(4)).  -ENOTTY from a module without them.
+ */
+static int kmod_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
+    int *bad)
+{
+	struct kmod_lwp *p = priv;
+	struct cpc_kbind kb;
+
+	*bad = -1;
+	if (!(kmod_caps & CPC_KCAP_CPU))
+		return -ENOTTY;
+	if (cpu < 0 || set->nreqs == 0 || set->nreqs > CPC_MAX_REQS)
+		return -EINVAL;
+	int rc = fill_bind(&kb, set, 0, bad);
+	if (rc != 0)
+		return rc;
+	kb.tid = cpu;
+	p->fd = open(CPC_KMOD_DEVICE, O_RDWR | O_CLOEXEC);
+	if (p->fd < 0)
+		return -errno;
+	if (ioctl(p->fd, CPC_KIOC_CPU_BIND, &kb) != 0) {
+		int err = errno;
+		(void)close(p->fd);
+		p->fd = -1;
+		return -err;
+	}
+	p->nreqs = set->nreqs;
+	p->cpu = cpu + 1;
+	return 0;
+}
+
 static int kmod_group_open(void *gpriv, const struct cpc_reqset *set)
 {
 	struct cpc_reqset plain = *set;
@@ -584,6 +626,7 @@ const struct cpc_backend __cpc_kmod_backend = {
 	.frozen = kmod_frozen,
 	.probe = kmod_probe,
 	.task_open = kmod_task_open,
+	.cpu_open = kmod_cpu_open,
 	.group_open = kmod_group_open,
 	.group_sample = kmod_group_sample,
 	.group_close = kmod_group_close,

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "backends.h"
 #include "counters.h"
 #include "cpuinfo.h"
 #include "libcpc.h"
@@ -27,6 +28,20 @@ int __cpc_counters_open(struct cpc_counters *c, enum cpc_scope scope,
 		break;
 	case CPC_SCOPE_CPU:
 		rc = be->cpu_open(c->priv, &plain, target, bad);
+		/*
+		 * The module refuses processors to users the administrator
+		 * did not grant them (or has none): perf may allow them
+		 * (perf_event_paranoid <= 0).
+		 */
+		if ((rc == -EACCES || rc == -EPERM || rc == -ENOTTY) &&
+		    be != &__cpc_perf_backend) {
+			int prc;
+			be = &__cpc_perf_backend;
+			memset(c->priv, 0, sizeof(c->priv));
+			prc = be->cpu_open(c->priv, &plain, target, bad);
+			if (prc == 0 || rc == -ENOTTY)
+				rc = prc;
+		}
 		break;
 	default:
 		return -EINVAL;
