@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The module review's findings of issue 22 (L1, L2, L4, L6, M1, M2), each a
+ * The module review's findings of issue 22 (L1-L4, L6, M1, M2), each a
  * test that failed on the module before its fix, and a CAP_PERFMON-only
  * runner for the tools' privilege tests.  Runs in the qemu guest
  * (tests/kmod/vm-run), as root for the tests that change the module's
@@ -43,6 +43,9 @@
 #include "cpc_kmod.h"
 
 static int failures;
+
+static int sample(int fd, unsigned long cmd, int tid,
+    struct cpc_ksample *ks);
 
 static void result(int ok, const char *name, const char *detail)
 {
@@ -532,6 +535,182 @@ static void test_m1_inherit(void)
 		write_file(pmax, old);
 }
 
+/* ---- L3: a refused period fails the rebind in place ------------------ */
+
+/*
+ * With the simulated PMU refusing new periods below min_period (as x86
+ * refuses periods below an event's limit): a binding of instructions
+ * with a period far beyond the test, rebound with the same events and a
+ * period of 1000.  perf refuses that period to the existing counter; the
+ * module must then bind anew (a new counter takes it), so the overflow
+ * signal comes after about 1000 more events.  Kept in place with its
+ * old period, the count passes 2^64 - 1 without a signal.
+ */
+static void test_l3_period(void)
+{
+	char d[200], minp[32] = "";
+	struct cpc_kbind kb;
+	struct cpc_ksample ks;
+
+	if (read_file("/sys/module/simpmu/parameters/min_period", minp,
+		sizeof(minp)) != 0 || atoi(minp) <= 1000) {
+		skip("L3 refused period rebinds anew",
+		    "needs simpmu.ko min_period > 1000");
+		return;
+	}
+	int fd = open_dev();
+	if (fd < 0)
+		return;
+	emts = 0;
+	signal(CPC_KMOD_SIGEMT, on_emt);
+	bind_init(&kb, 0);
+	req(&kb, 0, CPC_KEV_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+	    CPC_KREQ_USER | CPC_KREQ_OVF_EMT, 0ULL - (1ULL << 40));
+	int b1 = ioctl(fd, CPC_KIOC_BIND, &kb) == 0 ? 0 : errno;
+	kb.req[0].preset = 0ULL - 1000;
+	int b2 = b1 ? b1 : ioctl(fd, CPC_KIOC_BIND, &kb) == 0 ? 0 : errno;
+	uint64_t wrapped = 0;
+	for (int i = 0; i < 400 && !b2 && emts == 0; i++) {
+		usleep(1000);
+		for (volatile int j = 0; j < 100000; j++)
+			;
+		if (sample(fd, CPC_KIOC_SAMPLE, 0, &ks) == 0 &&
+		    ks.vals[0] < (1ULL << 62))
+			wrapped = ks.vals[0];	/* past 2^64 - 1 */
+	}
+	snprintf(d, sizeof(d), "binds: %s, %s; %s%s",
+	    b1 ? strerror(b1) : "ok", b2 ? strerror(b2) : "ok",
+	    emts ? "SIGEMT came" : "no SIGEMT",
+	    wrapped && !emts ? " though the count wrapped" : "");
+	result(!b1 && !b2 && emts > 0, "L3 refused period rebinds anew", d);
+	signal(CPC_KMOD_SIGEMT, SIG_DFL);
+	close(fd);
+}
+
+/* ---- processor contexts ---------------------------------------------- */
+
+static int cpu_bind(int fd, int cpu, uint32_t kind, uint64_t config,
+    unsigned nreqs)
+{
+	struct cpc_kbind kb;
+	bind_init(&kb, cpu);
+	for (unsigned i = 0; i < nreqs; i++)
+		req(&kb, i, kind, config, CPC_KREQ_USER, 0);
+	return ioctl(fd, CPC_KIOC_CPU_BIND, &kb) == 0 ? 0 : errno;
+}
+
+static int sample(int fd, unsigned long cmd, int tid, struct cpc_ksample *ks)
+{
+	memset(ks, 0, sizeof(*ks));
+	ks->abi = CPC_KMOD_ABI;
+	ks->tid = tid;
+	return ioctl(fd, cmd, ks) == 0 ? 0 : errno;
+}
+
+/* In a child as the cpc member: CPU_BIND's errno (0: bound). */
+static int member_cpu_bind(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		gid_t g = 990;
+		if (setgroups(1, &g) != 0 || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(100);
+		int fd = open_dev();
+		if (fd < 0)
+			_exit(101);
+		_exit(cpu_bind(fd, 0, CPC_KEV_SOFTWARE,
+		    PERF_COUNT_SW_CONTEXT_SWITCHES, 1));
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 99;
+}
+
+/*
+ * Processor contexts: CAP_PERFMON (root) counts; the cpc member only
+ * where cpu_access is set.
+ */
+static void test_cpu_access(void)
+{
+	char d[160], old[8] = "";
+	const char *p = "/sys/module/cpc/parameters/cpu_access";
+	struct cpc_ksample ks;
+
+	if (getuid() != 0 || read_file(p, old, sizeof(old)) != 0) {
+		skip("processor contexts: who may", "needs root and cpu_access");
+		return;
+	}
+	int fd = open_dev();
+	int root = cpu_bind(fd, 0, CPC_KEV_SOFTWARE,
+	    PERF_COUNT_SW_CONTEXT_SWITCHES, 1);
+	usleep(20000);
+	int rs = root ? root : sample(fd, CPC_KIOC_CPU_SAMPLE, 0, &ks);
+	write_file(p, "0");
+	int off = member_cpu_bind();
+	write_file(p, "1");
+	int on = member_cpu_bind();
+	write_file(p, old);
+	close(fd);
+	snprintf(d, sizeof(d), "root: %s (%llu context switches); member: "
+	    "cpu_access=0 %s, cpu_access=1 %s",
+	    root ? strerror(root) : "bound",
+	    rs ? 0ULL : (unsigned long long)ks.vals[0],
+	    off ? strerror(off) : "bound", on ? strerror(on) : "bound");
+	result(!root && !rs && ks.vals[0] > 0 && off == EACCES && on == 0,
+	    "processor contexts: who may", d);
+}
+
+/*
+ * A processor context's pinned hardware counters take the PMU from a
+ * thread's binding there: its samples read EIO (invalidated), not wrong
+ * counts.  Needs a (simulated) hardware PMU.
+ */
+static void test_cpu_invalidates(void)
+{
+	char d[200];
+	struct cpc_kbind kb;
+	struct cpc_ksample ks;
+	cpu_set_t one;
+
+	if (getuid() != 0) {
+		skip("processor context invalidates threads", "needs root");
+		return;
+	}
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	int fd = open_dev(), cfd = open_dev();
+	bind_init(&kb, 0);
+	req(&kb, 0, CPC_KEV_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+	    CPC_KREQ_USER, 0);
+	if (ioctl(fd, CPC_KIOC_BIND, &kb) != 0) {
+		skip("processor context invalidates threads",
+		    "no hardware PMU (vm-run --sim-pmu)");
+		close(fd);
+		close(cfd);
+		return;
+	}
+	int before = sample(fd, CPC_KIOC_SAMPLE, 0, &ks);
+	int cb = cpu_bind(cfd, 0, CPC_KEV_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+	    CPC_KMOD_MAX_REQS);
+	usleep(20000);
+	int after = sample(fd, CPC_KIOC_SAMPLE, 0, &ks);
+	/* Released: a new binding counts again. */
+	target(cfd, CPC_KIOC_CPU_RELE, 0);
+	usleep(20000);
+	int rebound = ioctl(fd, CPC_KIOC_BIND, &kb) == 0 ? 0 : errno;
+	int later = rebound ? rebound : sample(fd, CPC_KIOC_SAMPLE, 0, &ks);
+	snprintf(d, sizeof(d), "thread's sample before: %s; CPU bind: %s; "
+	    "after: %s; rebound after the release: %s",
+	    before ? strerror(before) : "ok", cb ? strerror(cb) : "bound",
+	    after ? strerror(after) : "ok", later ? strerror(later) : "ok");
+	result(!before && !cb && after == EIO && !later,
+	    "processor context invalidates threads", d);
+	close(cfd);
+	close(fd);
+}
+
 /* ---- the CAP_PERFMON-only stranger, for the tools' tests -------------- */
 
 static int run_perfmon(char **argv)
@@ -592,10 +771,13 @@ int main(int argc, char **argv)
 	printf("# kctx_test as uid %d\n", (int)getuid());
 	test_l1_dofork();
 	test_l4_bts();
+	test_l3_period();
 	test_l2_snapshot();
 	test_l6_stats();
 	test_l6_restart();
 	test_m2_userns();
 	test_m1_inherit();
+	test_cpu_access();
+	test_cpu_invalidates();
 	return failures ? 1 : 0;
 }

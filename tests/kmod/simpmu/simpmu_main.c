@@ -86,6 +86,10 @@ static unsigned int tick_us = 100;
 module_param(tick_us, uint, 0444);
 MODULE_PARM_DESC(tick_us, "sampling tick of the user/kernel split and overflows (100 us)");
 
+static unsigned int simpmu_min_period;
+module_param_named(min_period, simpmu_min_period, uint, 0444);
+MODULE_PARM_DESC(min_period, "refuse a new sample period below this (perf_event_period), as x86 refuses periods below an event's limit (0: none)");
+
 enum { MODE_IDLE, MODE_USER, MODE_KERNEL };
 
 /* Per event (event->pmu_private). */
@@ -387,6 +391,12 @@ static int simpmu_event_init(struct perf_event *event)
 	return 0;
 }
 
+/* perf_event_period()'s check: x86 refuses periods below its limits. */
+static int simpmu_check_period(struct perf_event *event, u64 value)
+{
+	return value < simpmu_min_period ? -EINVAL : 0;
+}
+
 static struct pmu simpmu_pmu = {
 	.module = THIS_MODULE,
 	.task_ctx_nr = perf_hw_context,
@@ -396,6 +406,7 @@ static struct pmu simpmu_pmu = {
 	.start = simpmu_start,
 	.stop = simpmu_stop,
 	.read = simpmu_read,
+	.check_period = simpmu_check_period,
 };
 
 /*
