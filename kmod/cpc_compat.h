@@ -107,10 +107,17 @@ static inline bool kcpc_task_dumpable(struct task_struct *task)
 #endif
 }
 
-/* perf_event_attr bits that appeared in Linux 5.13. */
+/*
+ * perf_event_attr bits that appeared in Linux 5.13.  Without
+ * remove_on_exec, a binding goes on counting across an exec, as perf's own
+ * counters do there (debugfs exec_stop 0); its overflow signals still
+ * never reach the new program.
+ */
 #ifdef KCPC_HAVE_PERF_REMOVE_ON_EXEC
+#define KCPC_EXEC_STOP 1
 #define kcpc_attr_remove_on_exec(attr) ((attr)->remove_on_exec = 1)
 #else
+#define KCPC_EXEC_STOP 0
 #define kcpc_attr_remove_on_exec(attr) do { } while (0)
 #endif
 #ifdef KCPC_HAVE_PERF_INHERIT_THREAD

@@ -30,6 +30,10 @@
  *   page_time         the state page of a binding of clocks carries a
  *                     time base (CPC_KPAGE_TIME)
  *   page_cpu_clock    cpu-clock too is read from the state page
+ *   exec_stop         bindings and group aggregates stop at an exec
+ *                     (perf's remove_on_exec, Linux 5.13); 0: they go on
+ *                     counting the new program, as perf's own counters
+ *                     do there
  * Switches (Y or N, root may write):
  *   quick_reads       N: every read goes through perf
  *   logical_freeze    N: a freeze at an overflow disables every counter
@@ -40,6 +44,7 @@
 #include <linux/types.h>
 
 #include "cpc_acct.h"
+#include "cpc_compat.h"
 #include "cpc_debugfs.h"
 #include "cpc_page.h"
 #include "cpc_perf.h"
@@ -53,6 +58,7 @@ enum kcpc_dbg {
 	KCPC_DBG_FAST_FREEZE,
 	KCPC_DBG_PAGE_TIME,
 	KCPC_DBG_PAGE_CPU_CLOCK,
+	KCPC_DBG_EXEC_STOP,
 	KCPC_NR_DBG
 };
 
@@ -71,6 +77,7 @@ static const char *const kcpc_dbg_names[KCPC_NR_DBG] = {
 	[KCPC_DBG_FAST_FREEZE] = "fast_freeze",
 	[KCPC_DBG_PAGE_TIME] = "page_time",
 	[KCPC_DBG_PAGE_CPU_CLOCK] = "page_cpu_clock",
+	[KCPC_DBG_EXEC_STOP] = "exec_stop",
 };
 
 static struct dentry *kcpc_dbg_dir;
@@ -97,6 +104,9 @@ static int kcpc_dbg_get(void *data, u64 *val)
 		break;
 	case KCPC_DBG_PAGE_CPU_CLOCK:
 		*val = kcpc_page_cpu_clock();
+		break;
+	case KCPC_DBG_EXEC_STOP:
+		*val = KCPC_EXEC_STOP;
 		break;
 	default:
 		*val = kcpc_stat_sum(i);
