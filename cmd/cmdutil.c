@@ -63,6 +63,8 @@ cpc_t *cmd_open(int argc, char **argv, const char *optstring,
 		return cpc;
 	int err = errno, help = 0, c;
 	const char *note = cpc_linux_errnote(NULL);
+	if (note != NULL && strncmp(note, "cpc_open: ", 10) == 0)
+		note += 10;
 
 	/* -h needs no counters: the usage, and why the events are missing. */
 	opterr = 0;
@@ -80,9 +82,9 @@ cpc_t *cmd_open(int argc, char **argv, const char *optstring,
 		    note != NULL ? note : "");
 		exit(0);
 	}
-	fprintf(stderr, "%s: %s - %s\n", cmd_prog, what, strerror(err));
-	if (note != NULL)
-		fprintf(stderr, "%s: %s\n", cmd_prog, note);
+	/* The library's explanation (cause and remedy) where it has one. */
+	fprintf(stderr, "%s: %s - %s\n", cmd_prog, what,
+	    note != NULL ? note : strerror(err));
 	exit(1);
 }
 

@@ -91,9 +91,9 @@ void cmd_line_csv_pics(struct cmd_line *l, uint_t npic);
 
 /*
  * cpc_open for a tool whose options are optstring: on a refusal, prints
- * "PROG: <what> - <strerror>" and the library's explanation (cause and
- * remedy) and exits 1; with -h among the options, prints the usage and
- * the explanation instead and exits 0.
+ * "PROG: <what> - <why>", why being the library's explanation (cause and
+ * remedy) or else strerror, and exits 1; with -h among the options,
+ * prints the usage and the explanation instead and exits 0.
  */
 cpc_t *cmd_open(int argc, char **argv, const char *optstring,
     void (*usage)(FILE *fp), const char *what);
