@@ -27,6 +27,29 @@ static int terminating(const struct family *fam)
 }
 
 /*
+ * Has the leader tid of a process ended (its whole process has)?  Looks
+ * without reaping it: its parent learns of the end only once it is
+ * reaped, so the exit callbacks run first, as on Solaris, where they run
+ * at the exit system call.  1 with its wait status in *st, or 0.
+ */
+static int leader_ended(pid_t tid, int *st)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | WNOWAIT |
+		__WALL) != 0 || si.si_pid != tid)
+		return 0;
+	/* (a tracer is told of stops too, whatever the flags) */
+	if (si.si_code == CLD_EXITED)
+		*st = (si.si_status & 0xff) << 8;
+	else if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
+		*st = si.si_status & 0x7f;
+	else
+		return 0;
+	return 1;
+}
+
+/*
  * Handles one pending wait status of the family, if any: 1 if one was
  * handled, 0 if none was pending.
  */
@@ -39,6 +62,13 @@ static int handle_one(struct family *fam)
 			int st;
 			if (l->dead)
 				continue;
+			if (l->tid == p->pid && leader_ended(l->tid, &st)) {
+				__pctx_handle_status(p, l, st);
+				while (waitpid(l->tid, &st, __WALL) < 0 &&
+				    errno == EINTR)
+					;
+				return 1;
+			}
 			pid_t r = waitpid(l->tid, &st, WNOHANG | __WALL);
 			if (r == l->tid) {
 				__pctx_handle_status(p, l, st);

@@ -118,7 +118,7 @@ awk -F, '$4 == "tick" || $4 == "exit" { if ($5 > max) max = $5 }
 # --- -p: capture a running process
 "$target" sleep 1500 spin 100 exit 0 &
 pid=$!
-sleep 0.1
+wait_for_exec $pid
 run "$cputrack" -T 0 -c $ev -p $pid
 wait $pid || true
 expect_rc capture 0
@@ -127,6 +127,7 @@ expect_grep capture-exit "$tmp/out" "^ +[0-9.]+   1 +exit "
 # --- ^C ends the tracking and lets the target go
 "$target" spin 4000 &
 pid=$!
+wait_for_exec $pid
 # (A shell ignores SIGINT in background commands: sigdfl restores it.)
 # The output file is emptied first: the background command's own
 # redirection may come after wait_for_output has looked at the file, and
