@@ -45,6 +45,8 @@ static int ninit;
 static int follow_fork, follow_exec = 1, stop_after_ticks;
 static int ticks, exit_status = -1;
 static int want_rc;	/* what run_target's pctx_run must return */
+static int watch_parent;	/* a fork copy looks at the parent at exit */
+static pid_t fork_parent;
 static int fork_pipe = -1;	/* where a fork copy tells what it saw */
 static uint64_t preset_ns, preset_faults;	/* of init_lwp's requests */
 static pid_t fork_child, exec_pid;
@@ -92,6 +94,8 @@ static void setup(void)
 	follow_exec = 1;
 	stop_after_ticks = 0;
 	want_rc = 0;
+	watch_parent = 0;
+	fork_parent = 0;
 	fork_pipe = -1;
 	ticks = 0;
 	exit_status = -1;
@@ -183,6 +187,20 @@ static void proc_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, int status,
 {
 	(void)pctx, (void)lwpid, (void)arg;
 	logf_("exit %d;", pid == fork_child ? 1 : 0);
+	if (pid == fork_child && watch_parent) {
+		/* The parent must still wait for it (state S), not run on. */
+		char path[64], buf[256] = "";
+		usleep(200000);
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)fork_parent);
+		FILE *f = fopen(path, "r");
+		if (f != NULL) {
+			if (fgets(buf, sizeof(buf), f) == NULL)
+				buf[0] = '\0';
+			fclose(f);
+		}
+		const char *st = strrchr(buf, ')');
+		logf_("parent %c;", st != NULL ? st[2] : '?');
+	}
 	if (pid != fork_child)
 		exit_status = status;
 }
@@ -215,6 +233,7 @@ static void proc_fork(pctx_t *pctx, pid_t ppid, __id_t child, pid_t lwpid,
 	char msg[sizeof(log_) + 64];
 	log_[0] = '\0';
 	fork_child = (pid_t)child;
+	fork_parent = ppid;
 	if (follow_fork) {
 		set_events(pctx);
 		int rc = pctx_run(pctx, 0, 0, NULL);
@@ -407,6 +426,29 @@ START_TEST(fork_followed)
 	fork_report(p[0], lwps[0].pid, seen, sizeof(seen));
 	close(p[0]);
 	ck_assert_str_eq(seen, "init 0;fini 0;exit 1;run 0;");
+	pctx_release(pctx);
+}
+END_TEST
+
+START_TEST(fork_exit_before_the_parent_sees_it)
+{
+	/*
+	 * As on Solaris, where the exit callbacks run at the exit system
+	 * call: the parent, waiting for the child, is still waiting while
+	 * the child's exit callback runs (it would otherwise spin 300 ms).
+	 */
+	const char *steps[] = { "fork", "20", "spin", "300", NULL };
+	int p[2];
+	char seen[sizeof(log_)];
+	follow_fork = 1;
+	watch_parent = 1;
+	ck_assert_int_eq(pipe(p), 0);
+	fork_pipe = p[1];
+	pctx_t *pctx = run_target(steps, 0);
+	close(p[1]);
+	fork_report(p[0], lwps[0].pid, seen, sizeof(seen));
+	close(p[0]);
+	ck_assert_str_eq(seen, "init 0;fini 0;exit 1;parent S;run 0;");
 	pctx_release(pctx);
 }
 END_TEST
@@ -945,6 +987,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, threads_are_followed);
 	tcase_add_test(tc, fork_not_followed);
 	tcase_add_test(tc, fork_followed);
+	tcase_add_test(tc, fork_exit_before_the_parent_sees_it);
 	tcase_add_test(tc, exec_is_followed);
 	tcase_add_test(tc, exec_from_a_thread);
 	tcase_add_test(tc, exec_ends_tracking);
