@@ -27,19 +27,21 @@ static int terminating(const struct family *fam)
 }
 
 /*
- * Has the leader tid of a process ended (its whole process has)?  Looks
- * without reaping it: its parent learns of the end only once it is
- * reaped, so the exit callbacks run first, as on Solaris, where they run
- * at the exit system call.  1 with its wait status in *st, or 0.
+ * What is pending for the leader tid of a process, looked at without
+ * reaping it: -1 nothing, 0 a stop (for waitpid to take), 1 its end (its
+ * whole process's), with its wait status in *st.  Its parent learns of
+ * the end only once it is reaped, so the exit callbacks run first, as on
+ * Solaris, where they run at the exit system call.
  */
-static int leader_ended(pid_t tid, int *st)
+static int leader_pending(pid_t tid, int *st)
 {
 	siginfo_t si;
 	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)tid, &si, WEXITED | WNOHANG | WNOWAIT |
-		__WALL) != 0 || si.si_pid != tid)
-		return 0;
-	/* (a tracer is told of stops too, whatever the flags) */
+	if (waitid(P_PID, (id_t)tid, &si, WEXITED | WSTOPPED | WNOHANG |
+		WNOWAIT | __WALL) != 0)
+		return errno == ECHILD ? 0 : -1;	/* (waitpid says) */
+	if (si.si_pid != tid)
+		return -1;
 	if (si.si_code == CLD_EXITED)
 		*st = (si.si_status & 0xff) << 8;
 	else if (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)
@@ -62,12 +64,17 @@ static int handle_one(struct family *fam)
 			int st;
 			if (l->dead)
 				continue;
-			if (l->tid == p->pid && leader_ended(l->tid, &st)) {
-				__pctx_handle_status(p, l, st);
-				while (waitpid(l->tid, &st, __WALL) < 0 &&
-				    errno == EINTR)
-					;
-				return 1;
+			if (l->tid == p->pid) {
+				int what = leader_pending(l->tid, &st);
+				if (what < 0)
+					continue;
+				if (what == 1) {
+					__pctx_handle_status(p, l, st);
+					while (waitpid(l->tid, &st, __WALL) <
+						0 && errno == EINTR)
+						;
+					return 1;
+				}
 			}
 			pid_t r = waitpid(l->tid, &st, WNOHANG | __WALL);
 			if (r == l->tid) {
