@@ -211,9 +211,16 @@ int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 				samples++;
 				if (nsamples > 0 && samples >= nsamples)
 					__pctx_end_run(pctx, 0);
-				next_tick += msec;
-				if (next_tick <= now)	/* late: skip ahead */
-					next_tick = now + msec;
+				/*
+				 * Late: skip ahead.  As on Solaris, each
+				 * interval missed counts toward nsamples, but
+				 * the last sample is still taken.
+				 */
+				now = now_ms();
+				for (next_tick += msec; next_tick <= now;
+				    next_tick += msec)
+					if (nsamples > 0 && samples + 1 < nsamples)
+						samples++;
 				continue;
 			}
 			if (next_tick - now < wait)

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpctx.h>
@@ -21,7 +22,7 @@ static char target[4096];
 static char log_[4096];		/* the callbacks, in order */
 static char errs[1024];		/* libpctx messages */
 static int fail_init_at, fail_tick_at, fail_create, inits, ticks;
-static int kill_in_tick;
+static int kill_in_tick, slow_tick_ms;
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -50,6 +51,7 @@ static void setup(void)
 	log_[0] = errs[0] = '\0';
 	fail_init_at = fail_tick_at = fail_create = inits = ticks = 0;
 	kill_in_tick = 0;
+	slow_tick_ms = 0;
 }
 
 static int init_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
@@ -94,6 +96,10 @@ static int tick(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	ticks++;
 	if (kill_in_tick && ticks == 1)
 		kill(pid, SIGKILL);
+	if (slow_tick_ms > 0) {
+		struct timespec ts = { 0, slow_tick_ms * 1000000L };
+		nanosleep(&ts, NULL);
+	}
 	return ticks == fail_tick_at ? -1 : 0;
 }
 
@@ -207,6 +213,23 @@ START_TEST(nsamples_end_without_fini)
 }
 END_TEST
 
+START_TEST(late_ticks_count_toward_nsamples)
+{
+	/*
+	 * A tick that takes 3.2 intervals: as on Solaris the intervals it
+	 * made the run miss count toward the 4 samples, but the last is
+	 * still taken: 2 ticks.
+	 */
+	const char *steps[] = { "spin", "3000", NULL };
+	pctx_t *pctx = start(steps, 0);
+	pid_t pid = target_pid(pctx);
+	slow_tick_ms = 160;
+	ck_assert_int_eq(pctx_run(pctx, 50, 4, tick), 0);
+	ck_assert_str_eq(log_, "init 0;tick 0;tick 0;");
+	finish(pctx, pid);
+}
+END_TEST
+
 START_TEST(death_by_signal)
 {
 	/* No fini_lwp, no exit: the process ended outside exit(2). */
@@ -284,6 +307,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, failed_init_of_a_new_lwp);
 	tcase_add_test(tc, failed_lwp_create);
 	tcase_add_test(tc, nsamples_end_without_fini);
+	tcase_add_test(tc, late_ticks_count_toward_nsamples);
 	tcase_add_test(tc, death_by_signal);
 	tcase_add_test(tc, normal_exit);
 	tcase_add_test(tc, set_events_keeps_the_others);
