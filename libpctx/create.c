@@ -8,6 +8,54 @@
 
 /* ------------------------------------------------------------ creation */
 
+/*
+ * The file execvp would run for filename (a name without '/' is looked
+ * for in PATH) into path: 0, or -1 if there is none (exec will say why).
+ */
+static int resolve_program(const char *filename, char *path, size_t n)
+{
+	struct stat st;
+	if (strchr(filename, '/') != NULL) {
+		snprintf(path, n, "%s", filename);
+		return 0;
+	}
+	const char *dirs = getenv("PATH");
+	if (dirs == NULL)
+		dirs = "/bin:/usr/bin";
+	while (*dirs != '\0') {
+		size_t len = strcspn(dirs, ":");
+		snprintf(path, n, "%.*s%s%s", (int)len, dirs, len > 0 ? "/" : "",
+		    filename);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(path, X_OK) == 0)
+			return 0;
+		dirs += len + (dirs[len] == ':');
+	}
+	return -1;
+}
+
+/*
+ * As Solaris's Pcreate: an unprivileged caller may not trace a set-id
+ * program (Linux would run it without its privileges) nor one it cannot
+ * read.  Reported in illumos's words; 1 if refused.
+ */
+static int program_refused(const char *filename, pctx_errfn_t *errfn)
+{
+	char path[4096];
+	struct stat st;
+	if (geteuid() == 0 || resolve_program(filename, path, sizeof(path)) ||
+	    stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    access(path, X_OK) != 0)
+		return 0;
+	int setid = ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid());
+	if (!setid && access(path, R_OK) == 0)
+		return 0;
+	__pctx_report(errfn, "create", "cannot trace set-id or unreadable "
+	    "program '%s'\n", filename);
+	return 1;
+}
+
 /* Why the program could not be started, in illumos's words. */
 static void report_create(pctx_errfn_t *errfn, const char *filename, int e)
 {
@@ -42,6 +90,10 @@ pctx_t *pctx_create(const char *filename, char *const *argv, void *arg,
 	if (filename == NULL || argv == NULL) {
 		__pctx_report(errfn, "create", "no program to run\n");
 		errno = EINVAL;
+		return NULL;
+	}
+	if (program_refused(filename, errfn)) {
+		errno = EPERM;
 		return NULL;
 	}
 	if (pipe2(go, O_CLOEXEC) != 0)

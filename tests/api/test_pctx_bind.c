@@ -9,6 +9,9 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +177,91 @@ START_TEST(create_errors)
 	ck_assert_ptr_null(pctx_capture(0x7ffffff0, NULL, 0, errfn));
 	ck_assert_int_eq(errno, ESRCH);
 	ck_assert_str_eq(errs, "capture: pid 2147483632 doesn't exist\n");
+}
+END_TEST
+
+/* Copies file from to to with mode: 0, or -1. */
+static int copy_file(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT |
+	    O_TRUNC, 0700);
+	int rc = in >= 0 && out >= 0 ? 0 : -1;
+	while (rc == 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			rc = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0)
+		rc = -1;
+	return rc == 0 ? chmod(to, mode) : -1;
+}
+
+START_TEST(create_refuses_setid_and_unreadable)
+{
+	/*
+	 * As Solaris's Pcreate: an unprivileged caller may not trace a
+	 * set-id program, nor one it cannot read ("cannot trace set-id or
+	 * unreadable program").  Root makes the set-id copy and drops its
+	 * privileges to try; otherwise only the unreadable one is tried.
+	 */
+	char dir[] = "/tmp/pctx_setid.XXXXXX", path[3][64], msg[1024] = "";
+	int p[2], st;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	const char *names[3] = { "plain", "unreadable", "setid" };
+	const mode_t modes[3] = { 0755, 0711, 04755 };
+	for (int i = 0; i < 3; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, names[i]);
+		ck_assert_int_eq(copy_file(target, path[i], modes[i]), 0);
+	}
+	int root = getuid() == 0;
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		close(p[0]);
+		if (root && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		/* (dropping privileges made this process undumpable, its
+		 * children untraceable) */
+		prctl(PR_SET_DUMPABLE, 1);
+		for (int i = 0; i < (root ? 3 : 2); i++) {
+			char *argv[] = { path[i], "exit", "0", NULL };
+			errs[0] = '\0';
+			errno = 0;
+			pctx_t *pctx = pctx_create(path[i], argv, NULL, 0,
+			    errfn);
+			char line[512];
+			int n = snprintf(line, sizeof(line), "%s %d %d %s",
+			    names[i], pctx != NULL, errno, errs);
+			if (write(p[1], line, (size_t)n) != n)
+				_exit(4);
+			if (pctx != NULL)
+				pctx_release(pctx);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	size_t got = 0;
+	ssize_t r;
+	while ((r = read(p[0], msg + got, sizeof(msg) - 1 - got)) > 0)
+		got += (size_t)r;
+	close(p[0]);
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	for (int i = 0; i < 3; i++)
+		unlink(path[i]);
+	rmdir(dir);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	char want[2048];
+	int n = snprintf(want, sizeof(want), "plain 1 0 unreadable 0 %d "
+	    "create: cannot trace set-id or unreadable program '%s'\n",
+	    EPERM, path[1]);
+	if (root)
+		snprintf(want + n, sizeof(want) - (size_t)n, "setid 0 %d "
+		    "create: cannot trace set-id or unreadable program '%s'\n",
+		    EPERM, path[2]);
+	ck_assert_str_eq(msg, want);
 }
 END_TEST
 
@@ -419,6 +507,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, capture_refused);
 	tcase_add_test(tc, create_errors);
+	tcase_add_test(tc, create_refuses_setid_and_unreadable);
 	if (!perf_allowed()) {
 		/* Process contexts count through perf: refused here. */
 		printf("SKIP counting tests of test_pctx_bind: "
