@@ -330,7 +330,6 @@ void cmd_print_capabilities(cpc_t *cpc, FILE *fp)
 
 	fprintf(fp, "\tCPU performance counter interface: %s\n",
 	    name != NULL ? name : "No information available");
-	fprintf(fp, "\tProcessor: %s\n", cpc_linux_cpudesc());
 	fprintf(fp, "\n\tevent specification syntax:\n");
 	fprintf(fp, "\t[picn=]<eventn>[,attr[n][=<val>]]"
 		    "[,[picn=]<eventn>[,attr[n][=<val>]],...]\n");
@@ -361,7 +360,7 @@ void cmd_print_capabilities(cpc_t *cpc, FILE *fp)
 
 	/* The processor reference, wrapped on words. */
 	const char *ref = cpc_cpuref(cpc);
-	char *copy = strdup(ref != NULL ? ref : "");
+	char *copy = strdup(ref != NULL ? ref : "No information available");
 	fprintf(fp, "\n\t");
 	int col = 8;
 	char *save = NULL;
@@ -377,4 +376,6 @@ void cmd_print_capabilities(cpc_t *cpc, FILE *fp)
 	}
 	fprintf(fp, "\n");
 	free(copy);
+	/* A Linux section after illumos's text: the processor and its PMU. */
+	fprintf(fp, "\n\tProcessor: %s\n", cpc_linux_cpudesc());
 }

@@ -74,6 +74,12 @@ head -n 18 "$tmp/out" > "$tmp/head"
 cmp -s "$tmp/head" "$tmp/cputrack.usage" && ok ||
 	bad help-usage "$(diff "$tmp/cputrack.usage" "$tmp/head")"
 expect_grep help-caps "$tmp/out" '^	CPU performance counter interface: '
+# illumos's layout: the interface line, a blank line, the syntax; the
+# Linux Processor line comes last, after the processor reference
+awk '/CPU performance counter interface:/ { getline; exit !($0 == "") }' \
+	"$tmp/out" && ok || bad help-blank "no blank line after the interface"
+expect_grep help-processor-last "$(tail -n 1 "$tmp/out" > "$tmp/last";
+	echo "$tmp/last")" '^	Processor: '
 
 # --- libpctx's messages: illumos's, prefixed with -D as the library's
 run "$cputrack" -c $ev /nonexistent/program
