@@ -92,8 +92,11 @@ static void proc_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, int status,
 static int tick(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {
 	(void)pctx, (void)arg;
-	logf_("tick %d;", (int)lwpid > 1);
 	ticks++;
+	/* (once the target is killed, its death may take a tick or two) */
+	if (kill_in_tick && ticks > 1)
+		return 0;
+	logf_("tick %d;", (int)lwpid > 1);
 	if (kill_in_tick && ticks == 1)
 		kill(pid, SIGKILL);
 	if (slow_tick_ms > 0) {
