@@ -87,6 +87,8 @@ struct __pctx {
 	pid_t pid;
 	enum proc_state state;
 	int unrun;		/* created, pctx_run not called yet */
+	int handover_fd;	/* a fork copy's child still traced by the
+				   controller: the socket to ask for it, or -1 */
 	__id_t exiter;		/* the LWP that began the process exit */
 	__id_t last_lwpid;	/* the LWP id given last (1: the main one) */
 	void *arg;
@@ -140,6 +142,8 @@ long __pctx_task_syscall(pid_t pid, pid_t tid);
 /* fork.c: following a fork in a copy of the controller */
 extern volatile sig_atomic_t __pctx_copy_terminate;
 void __pctx_follow_fork(pctx_t *p, pid_t child, __id_t forker);
+int __pctx_take_over(pctx_t *p);
+void __pctx_let_go(pctx_t *p);
 void __pctx_detach_new_child(pctx_t *p, pid_t child);
 
 /* events.c: callbacks, ptrace stops, detaching */

@@ -71,6 +71,7 @@ pctx_t *__pctx_new_context(struct family *fam, pid_t pid, void *arg,
 	p->arg = arg;
 	p->verbose = verbose;
 	p->errfn = errfn;
+	p->handover_fd = -1;
 	for (tail = &fam->procs; *tail != NULL; tail = &(*tail)->next)
 		;
 	*tail = p;

@@ -187,6 +187,9 @@ int pctx_run(pctx_t *pctx, uint_t msec, uint_t nsamples,
 		errno = EBUSY;
 		return -1;
 	}
+	/* A fork copy's child: have the controller hand it over first. */
+	if (pctx->handover_fd >= 0 && __pctx_take_over(pctx) != 0)
+		return -1;
 	fam->running = 1;
 	fam->tick = tick;
 	fam->done = 0;
@@ -246,6 +249,7 @@ void pctx_release(pctx_t *pctx)
 	if (pctx == NULL)
 		return;
 	struct family *fam = pctx->fam;
+	__pctx_let_go(pctx);	/* (a fork copy's child never run) */
 	if (pctx != fam->root || fam->running) {
 		/* Only that process; the memory goes with the family. */
 		if (pctx->unrun)

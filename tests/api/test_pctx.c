@@ -408,6 +408,26 @@ START_TEST(fork_not_followed)
 }
 END_TEST
 
+START_TEST(fork_not_followed_is_not_stopped)
+{
+	/*
+	 * A child the fork callback does not run is let go as it was, never
+	 * stopped: its parent is told of no stop or continuation.
+	 */
+	const char *steps[] = { "cldfork", "20", NULL };
+	int p[2];
+	char seen[sizeof(log_)];
+	ck_assert_int_eq(pipe(p), 0);
+	fork_pipe = p[1];
+	pctx_t *pctx = run_target(steps, 0);
+	close(p[1]);
+	fork_report(p[0], lwps[0].pid, seen, sizeof(seen));
+	close(p[0]);
+	ck_assert_int_eq(exit_status, 0);
+	pctx_release(pctx);
+}
+END_TEST
+
 START_TEST(fork_followed)
 {
 	/*
@@ -668,6 +688,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, counts_of_a_known_workload);
 	tcase_add_test(tc, threads_are_followed);
 	tcase_add_test(tc, fork_not_followed);
+	tcase_add_test(tc, fork_not_followed_is_not_stopped);
 	tcase_add_test(tc, fork_followed);
 	tcase_add_test(tc, fork_exit_before_the_parent_sees_it);
 	tcase_add_test(tc, exec_is_followed);
