@@ -13,11 +13,11 @@
  * Every ptrace request must come from the thread that created or
  * captured the context (the tracer), so a context belongs to that thread.
  *
- * A fork is followed as on Solaris (fork.c): the child is handed over,
- * stopped, to a copy of the controller made with fork(2), where the fork
- * callback runs with a new context capturing the child; the callback may
- * pctx_run it; then the copy releases the child and exits.  Without a
- * fork callback the child is let go at once.
+ * A fork is followed as on Solaris (fork.c): the fork callback runs in a
+ * copy of the controller made with fork(2), with a new context on the
+ * child; if the callback pctx_runs it, the controller hands the child
+ * over to the copy; then the copy releases the child and exits.  Without
+ * a fork callback the child is let go at once.
  *
  * The order of the callbacks (illumos pctx_run), which libcpc and the
  * tools rely on:
