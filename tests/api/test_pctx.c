@@ -564,7 +564,10 @@ START_TEST(nsamples_ends_the_run)
 	ck_assert_ptr_nonnull(pctx);
 	set_events(pctx);
 	ck_assert_int_eq(pctx_run(pctx, 10, 3, tick), 0);
-	ck_assert_int_eq(ticks, 3);
+	/* 3 intervals: 3 ticks, fewer if the run was late (as on Solaris,
+	 * intervals missed count; the last sample is still taken) */
+	ck_assert_int_ge(ticks, 1);
+	ck_assert_int_le(ticks, 3);
 	pid_t pid = lwps[0].pid;
 	pctx_release(pctx);
 	kill(pid, SIGKILL);
