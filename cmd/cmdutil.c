@@ -76,9 +76,8 @@ cpc_t *cmd_open(int argc, char **argv, const char *optstring,
 		usage(stdout);
 		printf("\n\tThe events of this processor cannot be listed: "
 		       "the performance counters are not accessible to this "
-		       "process (%s)%s%s\n",
-		    strerror(err), note != NULL ? ": " : "",
-		    note != NULL ? note : "");
+		       "process: %s\n",
+		    note != NULL ? note : strerror(err));
 		exit(0);
 	}
 	/* The library's explanation (cause and remedy) where it has one. */
