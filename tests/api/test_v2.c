@@ -527,18 +527,22 @@ START_TEST(walkers)
 	memset(&s, 0, sizeof(s));
 	/* Perf names are the platform's only where there is no other. */
 	int perf_platform = cpc_getcpuver() == CPC_LINUX_PERF;
+	/* Without a hardware PMU, the kernel's nine software events. */
+	int no_pmu = access("/sys/bus/event_source/devices/cpu/type", F_OK) &&
+	    access("/sys/bus/event_source/devices/cpu_core/type", F_OK);
+	int platform_n = no_pmu ? 9 : 21;
 	cpc_walk_events_all(cpc, &s, name_seen);
-	ck_assert_int_gt(s.n, 20);
+	ck_assert_int_ge(s.n, platform_n);
 	ck_assert_int_eq(s.papi, 0);
-	ck_assert_int_eq(s.task_clock, perf_platform);
+	ck_assert_int_eq(s.task_clock, perf_platform || no_pmu);
 	memset(&s, 0, sizeof(s));
 	cpc_walk_generic_events_all(cpc, &s, name_seen);
 	ck_assert_int_gt(s.n, 3);
 	ck_assert_int_eq(s.papi, s.n);
 	memset(&s, 0, sizeof(s));
 	cpc_walk_events_pic(cpc, 0, &s, pic_name_seen);
-	ck_assert_int_gt(s.n, 20);
-	ck_assert_int_eq(s.task_clock, perf_platform);
+	ck_assert_int_ge(s.n, platform_n);
+	ck_assert_int_eq(s.task_clock, perf_platform || no_pmu);
 	memset(&s, 0, sizeof(s));
 	cpc_linux_walk_events(cpc, &s, name_seen);
 	ck_assert_int_eq(s.task_clock, 1);
