@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hint.h"
 #include "strtoset.h"
 
 #define FN "cpc_strtoset"
@@ -188,6 +189,10 @@ static int parse_token(struct parse *ps, char *tok, int *highest)
 				return 0;
 			}
 		error("bad token '%s'\n", tok);
+		int counter_free = 0;
+		for (int i = *highest + 1; i < (int)ps->npic; i++)
+			counter_free |= ps->event[i] == NULL;
+		hint_event(ps->cpc, tok, counter_free);
 		return -1;
 	}
 	switch (t->kind) {
@@ -203,6 +208,7 @@ static int parse_token(struct parse *ps, char *tok, int *highest)
 		if (!can_count(ps, value, t->pic)) {
 			error("pic%d cannot measure event '%s' on this cpu\n",
 			    t->pic, value);
+			hint_event(ps->cpc, value, 1);
 			return -1;
 		}
 		ps->event[t->pic] = value;
