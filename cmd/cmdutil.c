@@ -63,7 +63,10 @@ void cmd_usage_error(cpc_t *cpc, void (*usage)(FILE *fp))
 		exit(0);
 	}
 	usage(stderr);
-	hint_print(stderr);	/* Linux: after the original's text */
+	int counter_free;
+	const char *event = strtoset_refused(&counter_free);
+	if (event != NULL)	/* Linux: after the original's text */
+		hint_event(cpc, event, counter_free, stderr);
 	exit(2);
 }
 

@@ -9,8 +9,6 @@
 
 #define NBEST 3
 
-static char hint[512];
-
 struct closest {
 	const char *want;
 	int limit;
@@ -88,8 +86,9 @@ static void is_known(void *arg, const char *name)
 		*want = NULL;
 }
 
-void hint_event(cpc_t *cpc, const char *event, int counter_free)
+void hint_event(cpc_t *cpc, const char *event, int counter_free, FILE *fp)
 {
+	char hint[512];
 	const char *probe = event;
 	walk_names(cpc, &probe, is_known);
 	if (probe == NULL) {
@@ -103,6 +102,7 @@ void hint_event(cpc_t *cpc, const char *event, int counter_free)
 			    "%s: event '%s' cannot be counted there on this "
 			    "system; what each counter counts: %s -h\n",
 			    cmd_prog, event, cmd_prog);
+		fputs(hint, fp);
 		return;
 	}
 	struct closest c = { .want = event };
@@ -119,13 +119,7 @@ void hint_event(cpc_t *cpc, const char *event, int counter_free)
 		snprintf(hint + at, sizeof(hint) - (size_t)at,
 		    "%s the event names: %s -h\n", c.n > 0 ? "?" : ";",
 		    cmd_prog);
-}
-
-void hint_print(FILE *fp)
-{
-	if (hint[0] != '\0')
-		fputs(hint, fp);
-	hint[0] = '\0';
+	fputs(hint, fp);
 }
 
 static void quiet(const char *fn, int subcode, const char *fmt, va_list ap)

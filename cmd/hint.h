@@ -11,11 +11,8 @@
 #include <stdio.h>
 #include <libcpc.h>
 
-/* Notes the hint for event, which no counter of cpc took. */
-void hint_event(cpc_t *cpc, const char *event, int counter_free);
-
-/* Prints the noted hint (if any) on fp and forgets it. */
-void hint_print(FILE *fp);
+/* Prints on fp the hint for event, which no counter of cpc took. */
+void hint_event(cpc_t *cpc, const char *event, int counter_free, FILE *fp);
 
 /* Can this system count event (a trial bind on the calling thread)? */
 int hint_countable(cpc_t *cpc, const char *event);
