@@ -93,7 +93,20 @@ static void collect_name(void *arg, const char *name)
 		c->names = p;
 		c->cap = cap;
 	}
-	c->names[c->n++] = name;
+	/* A copy: perf's cache names are built in a walker's buffer. */
+	char *copy = strdup(name);
+	if (copy == NULL) {
+		c->failed = 1;
+		return;
+	}
+	c->names[c->n++] = copy;
+}
+
+static void free_names(struct collect *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free((char *)c->names[i]);
+	free(c->names);
 }
 
 static void walk_all(cpc_t *cpc, void *arg,
@@ -109,7 +122,7 @@ static void walk_all(cpc_t *cpc, void *arg,
 	if (!c.failed)
 		for (size_t i = c.n; i-- > 0;)
 			action(arg, c.names[i]);
-	free(c.names);
+	free_names(&c);
 }
 
 void cpc_walk_events_all(cpc_t *cpc, void *arg,
@@ -180,5 +193,5 @@ void cpc_linux_walk_events(cpc_t *cpc, void *arg,
 	if (!c.failed)
 		for (size_t i = 0; i < c.n; i++)
 			action(arg, c.names[i]);
-	free(c.names);
+	free_names(&c);
 }

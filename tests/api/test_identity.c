@@ -177,6 +177,10 @@ START_TEST(walkers_list_the_back_end)
 		ck_assert_int_eq(count(&all, "faults"), 0);
 	}
 	ck_assert_int_eq(count(&linux_names, "task-clock"), 1);
+	/* perf's cache names, each its own (not the walker's last). */
+	ck_assert_int_eq(count(&linux_names, "L1-dcache-load-misses"), 1);
+	ck_assert_int_eq(count(&linux_names, "LLC-loads"), 1);
+	ck_assert_int_eq(count(&linux_names, "node-prefetch-misses"), 1);
 	/* Each name once, counter 0's first, in reverse order. */
 	for (int i = 0; i < all.n; i++)
 		ck_assert_int_eq(count(&all, all.names[i]), 1);
