@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suggest.h"
 #include "v2.h"
 
 #define FN_ADD "cpc_set_add_request"
@@ -104,8 +105,14 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	 * the event is valid there).
 	 */
 	int sub = v2_resolve(cpc, event, -1, &req, &plain);
-	if (sub != 0)
+	if (sub != 0) {
+		/* Linux: the name and the closest, in cpc_linux_errnote. */
+		char note[sizeof(cpc->note)];
+		__cpc_suggest(cpc->cpuver, event != NULL ? event : "", note,
+		    sizeof(note));
+		v2_keep_note(cpc, note);
 		return add_fail(cpc, CPC_INVALID_EVENT);
+	}
 	for (uint_t i = 0; i < nattrs; i++) {
 		if (attrs[i].ca_name == NULL || attrs[i].ca_name[0] == '\0' ||
 		    !v2_known_attr(cpc, attrs[i].ca_name))

@@ -104,6 +104,17 @@ START_TEST(add_request_checks)
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(last_subcode, CPC_INVALID_EVENT);
 	ck_assert_str_eq(errlog, "cpc_set_add_request/1: Unknown event\n");
+	/* Linux: the name and the closest names, in the note only. */
+	const char *note = cpc_linux_errnote(cpc);
+	ck_assert_ptr_nonnull(note);
+	ck_assert_str_eq(note, "unknown event 'no_such_event'; the names: "
+	    "cputrack -h, cpc_walk_events_all(3CPC)");
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "task-clok", 0,
+			     CPC_COUNT_USER, 0, NULL), -1);
+	note = cpc_linux_errnote(cpc);
+	ck_assert_ptr_nonnull(note);
+	ck_assert_msg(strstr(note, "unknown event 'task-clok'; did you mean "
+			  "task-clock") == note, "note: %s", note);
 	ck_assert_int_eq(cpc_set_add_request(cpc, set, "", 0, CPC_COUNT_USER,
 			     0, NULL), -1);
 	ck_assert_int_eq(cpc_set_add_request(cpc, set, "12abc", 0,
@@ -305,6 +316,12 @@ START_TEST(bind_errors_and_subcodes)
 		ck_assert_int_eq(rc, -1);
 		ck_assert_int_eq(err, EINVAL);
 		ck_assert_int_eq(last_subcode, CPC_RESOURCE_UNAVAIL);
+		/* The cause and the remedy, naming the event. */
+		const char *why = cpc_linux_errnote(cpc);
+		ck_assert_ptr_nonnull(why);
+		ck_assert_msg(strstr(why, "event 'PAPI_tot_cyc' cannot be "
+				  "counted on this system: the kernel has no "
+				  "hardware PMU") == why, "note: %s", why);
 	} else {
 		ck_assert_int_eq(rc, 0);
 	}
