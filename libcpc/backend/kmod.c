@@ -393,7 +393,7 @@ static int clock_overflow(const struct cpc_req *r)
 /*
  * The same events with new presets: one CPC_KIOC_BIND without a release
  * first, which the module serves with the same kernel counters (see
- * cpc_set_rearm in kmod/cpc_ctx.c).  Not for clocks that notify
+ * kcpc_set_rearm in kmod/cpc_ctx.c).  Not for clocks that notify
  * overflow, which the module does not rebind in place: replaced without
  * a release first, they lost overflow signals under timer storms
  * (tests/hardening/test_stress.c), so they take the release and bind of

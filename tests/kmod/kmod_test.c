@@ -2230,12 +2230,13 @@ static void test_exec(const char *self)
 	exec_self = self;
 	st = in_child(child_exec, &nonleader);
 	check(st == 0, "exec of the leader: binding and group aggregate both "
-	      "stop at the exec and stay readable (%d)", st);
+	      "stop at the exec (count on where exec_stop is 0) and stay "
+	      "readable (%d)", st);
 	nonleader = 1;
 	st = in_child(child_exec, &nonleader);
 	check(st == 0, "exec of a non-leader thread (it takes the leader's "
 	      "tid): its context is not reaped; binding and aggregate both "
-	      "stopped (%d)", st);
+	      "stopped (or counting on, exec_stop 0) (%d)", st);
 }
 
 /* ---- thread churn, mmap, reopen, fork ------------------------------ */
