@@ -2,7 +2,8 @@
 /*
  * The event walkers of the current interfaces, as the original's: the
  * back end's names per counter (platform names, and apart the generic
- * PAPI_* names), and overall each distinct name once, in the reverse
+ * PAPI_* names; pcbe_events.h for AMD's families and Intel's
+ * architectural events), and overall each distinct name once, in the reverse
  * order of first appearance (counter 0's list first), as illumos's
  * libcpc collects them.  Linux perf and libpfm4 names, which requests
  * also accept, are listed only by the Linux extension
@@ -15,6 +16,7 @@
 
 #include "generic_events.h"
 #include "native_events.h"
+#include "pcbe_events.h"
 #include "perf_names.h"
 #include "platform_events.h"
 #include "v2.h"
@@ -34,12 +36,31 @@ static void relay_platform(void *arg, int regno, const char *name,
 	r->fn(r->arg, name);
 }
 
+/* Passes on the back end's names that are (or are not) generic. */
+struct pcbe_filter {
+	void *arg;
+	name_fn *fn;
+	int generic;
+};
+
+static void pcbe_filtered(void *arg, const char *name)
+{
+	struct pcbe_filter *f = arg;
+	if ((strncmp(name, "PAPI", 4) == 0) == f->generic)
+		f->fn(f->arg, name);
+}
+
 /* The platform (non-generic) names of counter picno, in list order. */
 static void platform_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 {
 	struct relay r = { arg, fn };
 	int family = __cpc_platform_family(cpc->cpuver);
 
+	if (__cpc_pcbe_has_events(&cpc->id)) {	/* the back end's own */
+		struct pcbe_filter f = { arg, fn, 0 };
+		__cpc_pcbe_walk(&cpc->id, picno, &f, pcbe_filtered);
+		return;
+	}
 	if (family == CPC_FAMILY_PERF) {	/* no back end: perf's names */
 		__cpc_perf_name_walk(arg, fn);
 		return;
@@ -56,10 +77,17 @@ static void platform_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 	}
 }
 
-/* The generic names of counter picno (every counter counts them). */
+/*
+ * The generic names of counter picno: the back end's, or where it has no
+ * list here the library's own (every counter counts them).
+ */
 static void generic_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 {
-	(void)cpc, (void)picno;
+	if (__cpc_pcbe_has_events(&cpc->id)) {	/* the back end's own */
+		struct pcbe_filter f = { arg, fn, 1 };
+		__cpc_pcbe_walk(&cpc->id, picno, &f, pcbe_filtered);
+		return;
+	}
 	__cpc_generic_walk(arg, fn);
 }
 
