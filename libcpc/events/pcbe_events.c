@@ -24,7 +24,7 @@ static const struct cpc_pcbe_alias zen1_papi[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* Zen 2's names PAPI_tlb_im an event its table lacks: listed, refused. */
+/* Zen 2 names for PAPI_tlb_im an event its table lacks (not found). */
 static const struct cpc_pcbe_alias zen2_papi[] = {
 	{ "PAPI_br_cn", "ExRetCond", 0 },
 	{ "PAPI_br_ins", "ExRetBrn", 0 },
@@ -225,7 +225,7 @@ static void intel_walk(const struct cpc_identity *id, unsigned picno,
 	}
 }
 
-/* Is name on general-purpose counters (1) or fixed counter *f (2)? */
+/* Intel: the architectural events, then the fixed counters' own. */
 static int intel_find(const struct cpc_identity *id, const char *name,
     int picno, uint64_t *config, int *generic)
 {

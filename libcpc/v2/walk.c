@@ -186,20 +186,42 @@ void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
 		generic_names(cpc, picno, &r, relay_pic);
 }
 
+/* Collects the library's generic names that the back end does not list. */
+struct unlisted {
+	struct collect *listed, *out;
+};
+
+static void collect_unlisted(void *arg, const char *name)
+{
+	struct unlisted *u = arg;
+	for (size_t i = 0; i < u->listed->n; i++)
+		if (strcmp(u->listed->names[i], name) == 0)
+			return;
+	collect_name(u->out, name);
+}
+
 /*
  * Linux extension: the names requests accept beyond the back end's, each
- * once: libpfm4's for this processor, then Linux perf's.
+ * once: libpfm4's for this processor, then Linux perf's, then, where the
+ * back end has its own list, the library's generic names it lacks.
  */
 void cpc_linux_walk_events(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *event))
 {
-	struct collect c = { NULL, 0, 0, 0 };
+	struct collect c = { NULL, 0, 0, 0 }, listed = { NULL, 0, 0, 0 };
 	if (cpc == NULL || action == NULL)
 		return;
 	__cpc_native_walk(&c, collect_name);
 	__cpc_perf_name_walk(&c, collect_name);
-	if (!c.failed)
+	if (__cpc_pcbe_has_events(&cpc->id)) {
+		struct unlisted u = { &listed, &c };
+		for (uint_t pic = 0; pic < cpc->npic; pic++)
+			generic_names(cpc, pic, &listed, collect_name);
+		__cpc_generic_walk(&u, collect_unlisted);
+	}
+	if (!c.failed && !listed.failed)
 		for (size_t i = 0; i < c.n; i++)
 			action(arg, c.names[i]);
 	free(c.names);
+	free(listed.names);
 }

@@ -248,6 +248,20 @@ START_TEST(back_end_event_names)
 		ck_assert_int_eq(rc, -1);
 		ck_assert_int_eq(err, EINVAL);
 	}
+	/* The Linux list: the generic names beyond the back end's. */
+	static struct list linux_names;
+	linux_names.n = 0;
+	cpc_linux_walk_events(cpc, &linux_names, add_name);
+	int papi = 0;
+	for (int i = 0; i < linux_names.n; i++) {
+		if (strncmp(linux_names.names[i], "PAPI", 4) != 0)
+			continue;
+		papi++;
+		ck_assert_int_eq(count(&gen, linux_names.names[i]), 0);
+		add_request_errno(cpc, linux_names.names[i], &rc, &err);
+		ck_assert_int_eq(rc, 0);
+	}
+	ck_assert_int_gt(papi, 0);
 	printf("%s family %xh model %xh: %d platform names, %d generic\n",
 	    vendor, family, model, all.n, gen.n);
 }
