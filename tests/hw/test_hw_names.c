@@ -4,7 +4,9 @@
  * encoding libpfm4 gives for the guest's processor, compared field by
  * field (event, umask, cmask, inv, edge, usr, os) in the PMU's own record
  * of the events it was asked to count: Solaris P6 names with their
- * attributes (Intel), Solaris AMD names (AMD), generic PAPI_* names,
+ * attributes (Intel), Solaris AMD names (AMD), the names of illumos's
+ * back ends (architectural and fixed-counter events on Intel, Zen's
+ * events and units on AMD) in version 2, generic PAPI_* names,
  * libpfm4 native names in both forms, perf names and numeric codes, through
  * the version 1 (cpc_strtoevent/cpc_bind_event) and version 2
  * (cpc_set_add_request/cpc_bind_curlwp) interfaces.
@@ -60,11 +62,16 @@ static const struct route intel_routes[] = {
 	    { "INST_RETIRED:ANY_P", "CPU_CLK_UNHALTED:THREAD_P" }, { 2, 3 } },
 	{ "v1 P6 implicit names", 0, "br_inst_retired,inst_retired", NULL, 0,
 	    { "BR_INST_RETIRED:ALL_BRANCHES", "INST_RETIRED:ANY_P" }, { 1, 1 } },
-	{ "v2 P6 name with attributes", 1, "inst_retired",
-	    "umask=1,cmask=2,inv=1,edge=1", U | S,
+	/* The back end's architectural and fixed-counter names (v2). */
+	{ "v2 architectural name with attributes (umask replaced)", 1,
+	    "inst_retired.any_p", "umask=1,cmask=2,inv=1,edge=1", U | S,
 	    { "INST_RETIRED:PREC_DIST:c=2:i=1:e=1" }, { 3 } },
-	{ "v2 P6 name, system only", 1, "cpu_clk_unhalted", NULL, S,
-	    { "CPU_CLK_UNHALTED:THREAD_P" }, { 2 } },
+	{ "v2 architectural name, system only", 1, "longest_lat_cache.miss",
+	    NULL, S, { "LONGEST_LAT_CACHE:MISS" }, { 2 } },
+	{ "v2 architectural branch name", 1, "br_inst_retired.all_branches",
+	    NULL, U, { "BR_INST_RETIRED:ALL_BRANCHES" }, { 1 } },
+	{ "v2 fixed-counter name", 1, "instr_retired.any", NULL, U,
+	    { "INST_RETIRED:ANY_P" }, { 1 } },
 	/* Generic names. */
 	{ "v1 PAPI names", 0, "pic0=PAPI_tot_ins,pic1=PAPI_tot_cyc", NULL, 0,
 	    { "INST_RETIRED:ANY_P", "CPU_CLK_UNHALTED:THREAD_P" }, { 1, 1 } },
@@ -75,8 +82,9 @@ static const struct route intel_routes[] = {
 	/* libpfm4 native names, both forms. */
 	{ "v2 native INST_RETIRED:ANY_P", 1, "INST_RETIRED:ANY_P", NULL, U,
 	    { "INST_RETIRED:ANY_P" }, { 1 } },
-	{ "v2 native inst_retired.any_p", 1, "inst_retired.any_p", NULL, U,
-	    { "INST_RETIRED:ANY_P" }, { 1 } },
+	{ "v2 native mem_inst_retired.all_loads", 1,
+	    "mem_inst_retired.all_loads", NULL, U,
+	    { "MEM_INST_RETIRED:ALL_LOADS" }, { 1 } },
 	{ "v1 native, both forms", 0,
 	    "pic0=MEM_INST_RETIRED:ALL_LOADS,pic1=br_inst_retired.conditional",
 	    NULL, 0,
@@ -105,8 +113,17 @@ static const struct route amd_routes[] = {
 	{ "v1 AMD DC_miss with attributes", 0,
 	    "pic0=DC_miss,pic1=DC_access,umask1=0x3,nouser1,sys1", NULL, 0,
 	    { "raw:0x41", "raw:0x340" }, { 1, 2 } },
-	{ "v2 AMD name with attributes", 1, "FR_retired_x86_instr_w_excp_intr",
-	    "cmask=1,inv=1", U | S, { "RETIRED_INSTRUCTIONS:c=1:i=1" }, { 3 } },
+	/* The back end's Zen names (v2), with units and attributes. */
+	{ "v2 Zen name with attributes", 1, "ExRetInstr", "cmask=1,inv=1",
+	    U | S, { "RETIRED_INSTRUCTIONS:c=1:i=1" }, { 3 } },
+	{ "v2 Zen name, system only", 1, "LsNotHaltedCyc", NULL, S,
+	    { "CYCLES_NOT_IN_HALT" }, { 2 } },
+	{ "v2 Zen event.unit name", 1, "ExRetMmxFpInstr.SseInstr", NULL, U,
+	    { "raw:0x4cb" }, { 1 } },
+	{ "v2 Zen unit with a umask added", 1, "ExRetMmxFpInstr.SseInstr",
+	    "umask=0x1", U, { "raw:0x5cb" }, { 1 } },
+	{ "v2 Zen 12-bit event.unit name", 1, "ExTaggedIbsOps.IbsTaggedOps",
+	    NULL, U, { "raw:0x1000001cf" }, { 1 } },
 	/* Generic names. */
 	{ "v1 PAPI names", 0, "pic0=PAPI_tot_cyc,pic1=PAPI_tot_ins", NULL, 0,
 	    { "CYCLES_NOT_IN_HALT", "RETIRED_INSTRUCTIONS" }, { 1, 1 } },
