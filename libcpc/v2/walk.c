@@ -83,7 +83,7 @@ static void platform_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
  */
 static void generic_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 {
-	if (__cpc_pcbe_has_events(&cpc->id)) {	/* the back end's own */
+	if (__cpc_pcbe_has_events(&cpc->id)) {	/* its generic names */
 		struct pcbe_filter f = { arg, fn, 1 };
 		__cpc_pcbe_walk(&cpc->id, picno, &f, pcbe_filtered);
 		return;
