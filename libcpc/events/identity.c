@@ -179,10 +179,10 @@ static void core(const struct cpc_cpuinfo *ci, struct cpc_identity *id)
 	id->npic = ci->gp_counters + fixed;
 	id->caps = CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE;
 	id->attrs = version >= 3 ? core_v3_attrs : core_v12_attrs;
-	/* The Core microarchitecture's own tables are not here. */
-	if (!(ci->family == 6 &&
-		(ci->model == 15 || ci->model == 23 || ci->model == 29)))
-		id->evtab = CPC_EVTAB_INTEL_ARCH;
+	id->evtab = ci->family == 6 && (ci->model == 15 || ci->model == 23 ||
+			ci->model == 29)
+	    ? CPC_EVTAB_CORE_UARCH
+	    : CPC_EVTAB_INTEL_ARCH;
 	id->gpc = ci->gp_counters;
 	id->ffc = fixed;
 	id->arch_events = ci->arch_events;

@@ -32,7 +32,8 @@ enum cpc_evtab {
 	CPC_EVTAB_ZEN3,
 	CPC_EVTAB_ZEN4,
 	CPC_EVTAB_ZEN5,
-	CPC_EVTAB_INTEL_ARCH	/* Intel's architectural events */
+	CPC_EVTAB_INTEL_ARCH,	/* Intel's architectural events */
+	CPC_EVTAB_CORE_UARCH	/* Intel's Core microarchitecture */
 };
 
 struct cpc_identity {
@@ -44,7 +45,7 @@ struct cpc_identity {
 	/* The attribute names, without "picnum", NULL-terminated. */
 	const char *const *attrs;
 	enum cpc_evtab evtab;
-	/* Intel's architectural PMU (CPC_EVTAB_INTEL_ARCH). */
+	/* Intel's PMU (CPC_EVTAB_INTEL_ARCH, CPC_EVTAB_CORE_UARCH). */
 	unsigned gpc, ffc;	/* general-purpose and fixed counters */
 	unsigned arch_events;	/* architectural events CPUID describes */
 	uint32_t arch_absent;	/* bit i set: architectural event i absent */

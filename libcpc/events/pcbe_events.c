@@ -2,10 +2,10 @@
 /*
  * The back end's event lists per counter and their encodings: AMD's
  * (one list for every counter: the family's table, then its generic
- * names) and Intel's architectural events (on the general-purpose
- * counters the events the processor reports available, each followed by
- * its generic name; on each fixed counter its own event).  See
- * pcbe_events.h.
+ * names) and Intel's (on the general-purpose counters the architectural
+ * events the processor reports available, each followed by its generic
+ * name, or the Core microarchitecture's tables; on each fixed counter its
+ * own event).  See pcbe_events.h.
  */
 #include <stddef.h>
 #include <string.h>
@@ -204,9 +204,60 @@ static int arch_available(const struct cpc_identity *id, size_t i)
 	return i < arch_count(id) && ((id->arch_absent >> i) & 1) == 0;
 }
 
+static void table_walk(const struct cpc_pcbe_event *t, void *arg,
+    void (*fn)(void *arg, const char *name))
+{
+	for (; t != NULL && t->name != NULL; t++)
+		fn(arg, t->name);
+}
+
+static const struct cpc_pcbe_event *table_find(const struct cpc_pcbe_event *t,
+    const char *name)
+{
+	for (; t != NULL && t->name != NULL; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
+/* The Core microarchitecture's names on counter 0, counter 1, or others. */
+static void core_uarch_walk(unsigned picno, void *arg,
+    void (*fn)(void *arg, const char *name))
+{
+	if (picno == 0) {
+		table_walk(__cpc_core_pic0_events, arg, fn);
+		table_walk(__cpc_core_pic0_papi, arg, fn);
+	} else if (picno == 1) {
+		table_walk(__cpc_core_pic1_events, arg, fn);
+	}
+	table_walk(__cpc_core_events, arg, fn);
+	table_walk(__cpc_core_papi, arg, fn);
+}
+
+/* Where the Core microarchitecture counts name: every counter, 0 or 1. */
+static const struct cpc_pcbe_event *core_uarch_find(const char *name,
+    int *only_pic)
+{
+	const struct cpc_pcbe_event *e;
+	*only_pic = -1;
+	if ((e = table_find(__cpc_core_papi, name)) != NULL ||
+	    (e = table_find(__cpc_core_events, name)) != NULL)
+		return e;
+	*only_pic = 0;
+	if ((e = table_find(__cpc_core_pic0_papi, name)) != NULL ||
+	    (e = table_find(__cpc_core_pic0_events, name)) != NULL)
+		return e;
+	*only_pic = 1;
+	return table_find(__cpc_core_pic1_events, name);
+}
+
 static void intel_walk(const struct cpc_identity *id, unsigned picno,
     void *arg, void (*fn)(void *arg, const char *name))
 {
+	if (picno < id->gpc && id->evtab == CPC_EVTAB_CORE_UARCH) {
+		core_uarch_walk(picno, arg, fn);
+		return;
+	}
 	if (picno < id->gpc) {
 		for (size_t i = 0; i < NARCH; i++) {
 			if (!arch_available(id, i))
@@ -229,9 +280,23 @@ static void intel_walk(const struct cpc_identity *id, unsigned picno,
 static int intel_find(const struct cpc_identity *id, const char *name,
     int picno, uint64_t *config, int *generic)
 {
-	int other = 0;
+	int other = 0, only_pic;
+	const struct cpc_pcbe_event *e = id->evtab == CPC_EVTAB_CORE_UARCH
+	    ? core_uarch_find(name, &only_pic)
+	    : NULL;
+	if (e != NULL && id->gpc > (unsigned)(only_pic < 0 ? 0 : only_pic)) {
+		if (picno >= 0 && ((unsigned)picno >= id->gpc ||
+				      (only_pic >= 0 && picno != only_pic))) {
+			other = 1;
+		} else {
+			*config = e->code | (uint64_t)e->umask << 8;
+			*generic = strncmp(name, "PAPI", 4) == 0;
+			return CPC_PCBE_FOUND;
+		}
+	}
 	for (size_t i = 0; i < NARCH; i++) {
-		if (!arch_available(id, i) || id->gpc == 0)
+		if (id->evtab != CPC_EVTAB_INTEL_ARCH || !arch_available(id, i) ||
+		    id->gpc == 0)
 			continue;
 		int papi = arch_events[i].papi != NULL &&
 		    strcmp(name, arch_events[i].papi) == 0;
@@ -273,7 +338,8 @@ void __cpc_pcbe_walk(const struct cpc_identity *id, unsigned picno, void *arg,
 	struct amd_list l;
 	if (picno >= id->npic)
 		return;
-	if (id->evtab == CPC_EVTAB_INTEL_ARCH) {
+	if (id->evtab == CPC_EVTAB_INTEL_ARCH ||
+	    id->evtab == CPC_EVTAB_CORE_UARCH) {
 		intel_walk(id, picno, arg, fn);
 		return;
 	}
@@ -295,7 +361,8 @@ int __cpc_pcbe_lookup(const struct cpc_identity *id, const char *name,
 	struct amd_list l;
 	if (name == NULL || (picno >= 0 && (unsigned)picno >= id->npic))
 		return CPC_PCBE_UNKNOWN;
-	if (id->evtab == CPC_EVTAB_INTEL_ARCH)
+	if (id->evtab == CPC_EVTAB_INTEL_ARCH ||
+	    id->evtab == CPC_EVTAB_CORE_UARCH)
 		return intel_find(id, name, picno, config, generic);
 	if (!amd_list(id->evtab, &l))
 		return CPC_PCBE_UNKNOWN;

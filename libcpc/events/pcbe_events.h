@@ -39,6 +39,12 @@ extern const struct cpc_pcbe_event __cpc_zen2_events[];
 extern const struct cpc_pcbe_event __cpc_zen3_events[];
 extern const struct cpc_pcbe_event __cpc_zen4_events[];
 extern const struct cpc_pcbe_event __cpc_zen5_events[];
+/* Intel's Core microarchitecture (pcbe_core_uarch.c); PAPI names too. */
+extern const struct cpc_pcbe_event __cpc_core_pic0_events[];
+extern const struct cpc_pcbe_event __cpc_core_pic1_events[];
+extern const struct cpc_pcbe_event __cpc_core_pic0_papi[];
+extern const struct cpc_pcbe_event __cpc_core_events[];
+extern const struct cpc_pcbe_event __cpc_core_papi[];
 
 /* 1 if the back end of id has its own event list here. */
 int __cpc_pcbe_has_events(const struct cpc_identity *id);

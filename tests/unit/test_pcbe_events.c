@@ -3,7 +3,8 @@
  * The event names the current interfaces list and accept for simulated
  * processors, and their encodings: what illumos's back ends list on the
  * same processors (core_pcbe.c's architectural and fixed-counter events
- * on an Intel architectural PMU; opteron_pcbe.c's tables of AMD families
+ * on an Intel architectural PMU, its Core microarchitecture tables;
+ * opteron_pcbe.c's tables of AMD families
  * 0Fh, 10h and Zen 1 to Zen 5, with each event's units and generic names).
  */
 #include <check.h>
@@ -162,10 +163,44 @@ START_TEST(intel_without_htt_or_absent_events)
 	ck_assert_str_eq(walk(&id, 2).last, "longest_lat_cache.miss");
 	ck_assert_int_eq(config_of(&id, "br_inst_retired.all_branches", -1,
 			     NULL), -1);
-	/* The Core microarchitecture's tables are not the architectural. */
-	id = identity("GenuineIntel", 0xa, 6, 15, HTT, 0x07280202, 0, 0x503,
-	    0);
-	ck_assert(!__cpc_pcbe_has_events(&id));
+}
+END_TEST
+
+/* Core 2 (model 15, version 2): the Core microarchitecture's tables. */
+START_TEST(intel_core_microarchitecture)
+{
+	struct cpc_identity id = identity("GenuineIntel", 0xa, 6, 15, HTT,
+	    0x07280202, 0, 0x503, 0);
+	ck_assert(__cpc_pcbe_has_events(&id));
+	ck_assert_uint_eq(id.npic, 5);
+	struct list p0 = walk(&id, 0), p1 = walk(&id, 1);
+	ck_assert_int_eq(p0.n, 5 + 1 + 111 + 23);
+	ck_assert_int_eq(p1.n, 4 + 111 + 23);
+	ck_assert(starts_with(p0.text, "cycles_div_busy,fp_comp_ops_exe,"
+				       "idle_during_div,mem_load_retired,"
+				       "rs_uops_dispatched_port,PAPI_l1_dcm,"
+				       "baclears,bogus_br,"));
+	ck_assert(starts_with(p1.text, "delayed_bypass,div,fp_assist,mul,"
+				       "baclears,"));
+	ck_assert_ptr_nonnull(strstr(p0.text,
+	    ",uops_retired,x87_ops_retired,PAPI_tot_cyc,PAPI_tot_ins,"));
+	ck_assert_str_eq(p1.last, "PAPI_tlb_tl");
+	ck_assert_str_eq(walk(&id, 2).text, "instr_retired.any,PAPI_tot_ins");
+	ck_assert_str_eq(walk(&id, 3).text,
+	    "cpu_clk_unhalted.thread,PAPI_tot_cyc");
+	int generic;
+	ck_assert_int_eq(config_of(&id, "PAPI_br_ins", 1, &generic), 0x0cc4);
+	ck_assert_int_eq(generic, 1);
+	ck_assert_int_eq(config_of(&id, "inst_retired", -1, &generic), 0xc0);
+	ck_assert_int_eq(generic, 0);
+	ck_assert_int_eq(config_of(&id, "mul", 0, NULL), -2);
+	ck_assert_int_eq(config_of(&id, "mul", 1, NULL), 0x12);
+	ck_assert_int_eq(config_of(&id, "PAPI_l1_dcm", 1, NULL), -2);
+	ck_assert_int_eq(config_of(&id, "PAPI_l1_dcm", 0, NULL), 0x01cb);
+	ck_assert_int_eq(config_of(&id, "l2_rqsts", 1, NULL), 0x2e);
+	ck_assert_int_eq(config_of(&id, "inst_retired.any_p", -1, NULL), -1);
+	ck_assert_int_eq(config_of(&id, "instr_retired.any", 2, NULL), 0xc0);
+	ck_assert_int_eq(config_of(&id, "instr_retired.any", 0, NULL), -2);
 }
 END_TEST
 
@@ -322,6 +357,7 @@ int main(void)
 	TCase *tc = tcase_create("pcbe_events");
 	tcase_add_test(tc, intel_arch_perfmon_v4);
 	tcase_add_test(tc, intel_without_htt_or_absent_events);
+	tcase_add_test(tc, intel_core_microarchitecture);
 	tcase_add_test(tc, amd_zen1);
 	tcase_add_test(tc, amd_zen2);
 	tcase_add_test(tc, amd_family_19h);
