@@ -276,7 +276,10 @@ static void intel_walk(const struct cpc_identity *id, unsigned picno,
 	}
 }
 
-/* Intel: the architectural events, then the fixed counters' own. */
+/*
+ * Intel: the Core microarchitecture's tables or the architectural events
+ * (general-purpose counters), then the fixed counters' own.
+ */
 static int intel_find(const struct cpc_identity *id, const char *name,
     int picno, uint64_t *config, int *generic)
 {
