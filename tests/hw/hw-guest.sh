@@ -17,17 +17,17 @@ info=$(cat /sys/kernel/simpmu/info 2>/dev/null) || {
 }
 # The version 1 tables' names (the examples), and the back end's names
 # that cputrack and cpustat (version 2) take: Zen's on the EPYC guest,
-# the architectural events on Intel (the thread's cycles with HTT).
+# the architectural events on Intel where CPUID shows that PMU (the
+# thread's cycles with HTT), else the Pentium Pro's.
 case $info in
 *vendor=amd*)
 	cyc=BU_cpu_clk_unhalted ins=FR_retired_x86_instr_w_excp_intr
 	tcyc=LsNotHaltedCyc tins=ExRetInstr ;;
 *)
-	cyc=cpu_clk_unhalted ins=inst_retired tins=inst_retired.any_p
-	if grep -qw ht /proc/cpuinfo; then
-		tcyc=cpu_clk_unhalted.thread_p
-	else
-		tcyc=cpu_clk_unhalted.core
+	cyc=cpu_clk_unhalted ins=inst_retired tcyc=$cyc tins=$ins
+	if grep -qw arch_perfmon /proc/cpuinfo; then
+		tins=inst_retired.any_p tcyc=cpu_clk_unhalted.core
+		grep -qw ht /proc/cpuinfo && tcyc=cpu_clk_unhalted.thread_p
 	fi ;;
 esac
 echo "hw-guest: $info, uid $(id -u), backend ${LIBCPC_BACKEND:-default}"

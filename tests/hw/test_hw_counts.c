@@ -14,7 +14,6 @@
  * (tests/kmod/simpmu/README.md).  Skips (77) without it.
  */
 #include <check.h>
-#include <cpuid.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -60,25 +59,14 @@ static unsigned all_modes(void)
 			      : CPC_COUNT_USER;
 }
 
-/*
- * The back end's names of the current interfaces (illumos's lists): Zen's
- * on the EPYC guest (family 17h), the architectural events on Intel, the
- * thread's cycles where a core has more than one logical processor.
- */
 static const char *v2_cyc_name(void)
 {
-	unsigned a, b, c, d = 0;
-	if (hw_pmu.amd)
-		return "LsNotHaltedCyc";
-	if (!__get_cpuid(1, &a, &b, &c, &d))
-		d = 0;
-	return (d >> 28) & 1 ? "cpu_clk_unhalted.thread_p"
-			     : "cpu_clk_unhalted.core";
+	return hw_v2_cycles();
 }
 
 static const char *v2_ins_name(void)
 {
-	return hw_pmu.amd ? "ExRetInstr" : "inst_retired.any_p";
+	return hw_v2_instructions();
 }
 
 /* Cycles the simulated PMU counts for ns of on-CPU time. */
