@@ -67,9 +67,9 @@ static const struct route intel_routes[] = {
 	 * end is the Pentium Pro's, whose names requests take (the
 	 * architectural names are the unit suite's, test_pcbe_events).
 	 */
-	{ "v2 P6 name with attributes", 1, "inst_retired",
-	    "umask=1,cmask=2,inv=1,edge=1", U | S,
-	    { "INST_RETIRED:PREC_DIST:c=2:i=1:e=1" }, { 3 } },
+	{ "v2 P6 name with attributes (no edge: not a P6 attribute)", 1,
+	    "inst_retired", "umask=1,cmask=2,inv=1", U | S,
+	    { "INST_RETIRED:PREC_DIST:c=2:i=1" }, { 3 } },
 	{ "v2 P6 name, system only", 1, "cpu_clk_unhalted", NULL, S,
 	    { "CPU_CLK_UNHALTED:THREAD_P" }, { 2 } },
 	/* Generic names. */
