@@ -113,6 +113,15 @@ awk -F, 'NR == 1 { n = NF } NR > 1 && !/"/ && NF != n { bad = 1 }
 # in all of them).
 awk -F, '$4 == "tick" || $4 == "exit" { if ($5 > max) max = $5 }
 	END { exit !(max > 0) }' "$tmp/out" && ok || bad csv-tsc "tsc column always 0"
+# The exec line's arguments, as one CSV field (RFC 4180): quoted when
+# they hold a comma or a quote, each quote doubled.
+run "$cputrack" -O csv -T 0 -c $ev "$target" spin 10 exec /bin/sh -c ': "a,b"'
+expect_rc csv-exec 0
+expect_grep csv-exec-comma "$tmp/out" '^[0-9.]+,[0-9]+,1,exec,(,)+"/bin/sh -c : ""a,b"""$'
+run "$cputrack" -O csv -T 0 -c $ev "$target" spin 10 exec /bin/sh -c ': "ab"'
+expect_grep csv-exec-quote "$tmp/out" '^[0-9.]+,[0-9]+,1,exec,(,)+"/bin/sh -c : ""ab"""$'
+run "$cputrack" -O csv -T 0 -c $ev "$target" spin 10 exec /bin/sh -c ':'
+expect_grep csv-exec-plain "$tmp/out" '^[0-9.]+,[0-9]+,1,exec,(,)+/bin/sh -c :$'
 
 # --- -p: capture a running process
 "$target" sleep 1500 spin 100 exit 0 &
