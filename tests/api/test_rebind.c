@@ -135,9 +135,10 @@ END_TEST
  * from irq_work, which runs before that fault returns to user space), so
  * the frozen count is the preset's wrap to 0, or 1.  The same after a
  * rebind in place before the overflow: a rearm must not give the counters
- * a second overflow before they stop.
+ * a second overflow before they stop; and after a restart that follows
+ * an overflow taken.
  */
-static void expect_frozen_at_overflow(cpc_set_t *set, int rebind)
+static void expect_frozen_at_overflow(cpc_set_t *set, int how)
 {
 	sigset_t emt, old;
 	cpc_buf_t *b = cpc_buf_create(cpc, set);
@@ -145,9 +146,14 @@ static void expect_frozen_at_overflow(cpc_set_t *set, int rebind)
 	sigaddset(&emt, SIGEMT);
 	ck_assert(signal(SIGEMT, count_emt) != SIG_ERR);
 	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
-	if (rebind) {
+	if (how == 1) {
 		touch_fresh_pages(100);
 		ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
+	} else if (how == 2) {
+		touch_fresh_pages(1500);
+		ck_assert_int_eq(emts, 1);
+		emts = 0;
+		ck_assert_int_eq(cpc_set_restart(cpc, set), 0);
 	}
 	pthread_sigmask(SIG_BLOCK, &emt, &old);
 	touch_fresh_pages(3000);
@@ -172,6 +178,8 @@ START_TEST(overflow_stops_counting_before_the_signal)
 	expect_frozen_at_overflow(set, 0);
 	emts = 0;
 	expect_frozen_at_overflow(set, 1);
+	emts = 0;
+	expect_frozen_at_overflow(set, 2);
 }
 END_TEST
 
