@@ -13,7 +13,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "libcpc.h"
 #include "cpuinfo.h"
@@ -251,6 +255,92 @@ START_TEST(released_inherited_context_leaves_the_group)
 }
 END_TEST
 
+/* ------------------------------------------------------- concurrent forks */
+
+/*
+ * Two threads fork at once, and a third binds: the bind must wait until
+ * both forks are over, also when the first fork ends while the second is
+ * still under way (else the second child may copy counters the binding
+ * thread opened but has not recorded, which the child can never close).
+ * The test's own fork handlers are registered before the library's (an
+ * earlier constructor), so its prepare runs after the library's and its
+ * parent handler before: the second fork is held there, inside the
+ * library's fork window.
+ */
+static pthread_t slow_forker;
+static atomic_int slow_in_fork, slow_release, bound_inside_fork;
+
+static void hold_prepare(void)
+{
+	if (pthread_equal(pthread_self(), slow_forker)) {
+		atomic_store(&slow_in_fork, 1);
+		while (!atomic_load(&slow_release))
+			usleep(1000);
+	}
+}
+
+static void hold_parent(void)
+{
+	if (pthread_equal(pthread_self(), slow_forker))
+		atomic_store(&slow_in_fork, 0);
+}
+
+__attribute__((constructor(101))) static void register_hold(void)
+{
+	pthread_atfork(hold_prepare, hold_parent, NULL);
+}
+
+static void note_bind(void)
+{
+	if (atomic_load(&slow_in_fork))
+		atomic_store(&bound_inside_fork, 1);
+}
+
+static void *forker(void *arg)
+{
+	(void)arg;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	int status;
+	waitpid(pid, &status, 0);
+	return (void *)(long)(pid > 0);
+}
+
+static void *binder(void *arg)
+{
+	(void)arg;
+	struct cpc_reqset s = make_set(0, 0, 0);
+	return (void *)(long)(bind_set(&s, 0, NULL) == 0);
+}
+
+START_TEST(bind_waits_for_every_fork)
+{
+	pthread_t fast, b;
+	void *ok;
+	fake_during_bind = note_bind;
+	ck_assert_int_eq(pthread_create(&slow_forker, NULL, forker, NULL), 0);
+	while (!atomic_load(&slow_in_fork))
+		usleep(1000);
+	/* A second fork, begun and ended while the first is held. */
+	ck_assert_int_eq(pthread_create(&fast, NULL, forker, NULL), 0);
+	ck_assert_int_eq(pthread_join(fast, &ok), 0);
+	ck_assert_ptr_nonnull(ok);
+	/* A bind now must wait for the held fork: it gets 200 ms to come
+	 * in wrongly (a correct library keeps it out however long). */
+	ck_assert_int_eq(pthread_create(&b, NULL, binder, NULL), 0);
+	usleep(200000);
+	ck_assert_int_eq(fake.binds, 0);
+	atomic_store(&slow_release, 1);
+	ck_assert_int_eq(pthread_join(slow_forker, &ok), 0);
+	ck_assert_ptr_nonnull(ok);
+	ck_assert_int_eq(pthread_join(b, &ok), 0);
+	ck_assert_ptr_nonnull(ok);
+	ck_assert_int_eq(fake.binds, 1);
+	ck_assert_int_eq(atomic_load(&bound_inside_fork), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("core_rebind");
@@ -267,6 +357,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, v1_new_lwp_starts_all_at_max);
 	tcase_add_test(tc, new_lwp_sigemt_is_a_solaris_overflow);
 	tcase_add_test(tc, released_inherited_context_leaves_the_group);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fork");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, bind_waits_for_every_fork);
 	suite_add_tcase(s, tc);
 	return s;
 }
