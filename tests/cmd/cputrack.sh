@@ -74,6 +74,13 @@ expect_nogrep exec-stops "$tmp/out" ' exit +[0-9]+ +[0-9]+ $'
 run "$cputrack" -e -T 0 -c $ev "$target" spin 20 exec "$target" spin 20 exit 4
 expect_rc follow-exec 0
 expect_count exec-followed "$tmp/out" ' exit +[0-9]+ +[0-9]+ $' 1
+# -e: the exec line holds the old image's totals (200 ms of CPU), the
+# exit line the new image's alone (20 ms and its start-up), as illumos's
+# cputrack starts a new total at each exec.
+run "$cputrack" -e -T 0 -c $ev "$target" spin 200 exec "$target" spin 20 exit 4
+awk '/ exec +[0-9]+ +[0-9]+ $/ { x = $4 } / exit +[0-9]+ +[0-9]+ $/ { e = $4 }
+	END { exit !(x > 0 && e > 0 && e < x) }' "$tmp/out" &&
+	ok || bad exec-new-total "the exit total after an exec is not the new image's"
 
 # --- several sets, multiplexed: lines end with the set
 run "$cputrack" -T 0.05 -c $ev -c context-switches "$target" spin 300
