@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """The project's mutation check ("make check-mutants").
 
-Each mutant of tests/quality/mutants.txt is one small deliberate bug: a
+Each mutant of tests/quality/mutants*.txt (mutants.txt, whose head
+describes the format, and the lists of one area each beside it, so that
+no file grows past 700 lines) is one small deliberate bug: a
 code snippet of one file, replaced by another.  For each one, in a scratch
 copy of the tree (never the checkout itself), this script applies the
 substitution, rebuilds, runs the tests the mutant names, and restores the
@@ -22,6 +24,7 @@ Usage: mutate.py TOP_SRCDIR WORKDIR [--ci] [--only ID,...] [--list|--dry-run]
 Environment: MAKE (make), MUTANT_TIMEOUT (seconds per test run, 300).
 """
 
+import glob
 import os
 import re
 import shutil
@@ -29,7 +32,7 @@ import subprocess
 import sys
 import time
 
-LIST_NAME = "mutants.txt"
+LIST_GLOB = "mutants*.txt"
 
 
 class Mutant:
@@ -196,9 +199,17 @@ def main(argv):
     make = os.environ.get("MAKE", "make")
     limit = int(os.environ.get("MUTANT_TIMEOUT", "300"))
 
-    listpath = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                            LIST_NAME)
-    mutants, errors = parse(listpath)
+    here = os.path.dirname(os.path.abspath(__file__))
+    mutants, errors = [], []
+    for listpath in sorted(glob.glob(os.path.join(here, LIST_GLOB))):
+        found, errs = parse(listpath)
+        mutants += found
+        errors += errs
+    seen = {}
+    for m in mutants:
+        if m.ident in seen and seen[m.ident] is not m:
+            errors.append(f"[{m.ident}]: named twice in the lists")
+        seen[m.ident] = m
     if errors:
         print("\n".join(errors), file=sys.stderr)
         return 1
