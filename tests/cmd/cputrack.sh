@@ -75,6 +75,11 @@ expect_nogrep exec-stops "$tmp/out" ' exit +[0-9]+ +[0-9]+ $'
 run "$cputrack" -e -T 0 -c $ev "$target" spin 20 exec "$target" spin 20 exit 4
 expect_rc follow-exec 0
 expect_count exec-followed "$tmp/out" ' exit +[0-9]+ +[0-9]+ $' 1
+# A target killed by a signal: no exit line (it never called exit), and
+# cputrack fails (illumos: pctx_run's failure is the status).
+run "$cputrack" -T 0 -c $ev /bin/sh -c 'kill -KILL $$'
+expect_rc killed 1
+expect_nogrep killed-no-exit "$tmp/out" ' exit '
 # -e: the exec line holds the old image's totals (200 ms of CPU), the
 # exit line the new image's alone (20 ms and its start-up), as illumos's
 # cputrack starts a new total at each exec.
