@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,12 +36,22 @@ static void count_emt(int sig)
 	emts++;
 }
 
+static char noted[256];
+
+static void note(const char *fn, int subcode, const char *fmt, va_list ap)
+{
+	(void)subcode, (void)fmt, (void)ap;
+	snprintf(noted, sizeof(noted), "%s", fn);
+}
+
 static void setup(void)
 {
 	capture_errors();
 	emts = 0;
+	noted[0] = '\0';
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
+	cpc_seterrhndlr(cpc, note);
 }
 
 static void teardown(void)
@@ -212,6 +223,7 @@ START_TEST(bind_curlwp_of_a_processor_bound_set)
 	errno = 0;
 	ck_assert_int_eq(cpc_bind_curlwp(cpc, other, 0), -1);
 	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_str_eq(noted, "cpc_bind_curlwp");
 
 	/* The bound set itself: moved to the LWP. */
 	ck_assert_msg(cpc_bind_curlwp(cpc, set, 0) == 0, "%s",
