@@ -227,6 +227,61 @@ make_chroot() {
 	echo "$dir"
 }
 
+# chroot_sparse CHROOT: the newest sparse in the archive, if newer than
+# the chroot's own, as CHROOT/usr/local/bin/sparse.  Kernels from 6.14 on
+# use __typeof_unqual__ where gcc-14 has it; Debian 13's sparse 0.6.4
+# cannot parse it (sid's 0.6.5~rc1 can), and kbuild then switches C=1
+# off with a warning.
+chroot_sparse() {
+	local dir=$1 v s best="" own deb tmp
+	while read -r v s; do
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then
+			best=$v
+		fi
+	done < <(apt_versions sparse)
+	[ -n "$best" ] || return 0
+	own=$(chroot "$dir" dpkg-query -W -f '${Version}' sparse 2>/dev/null || true)
+	if [ -x "$dir/usr/local/bin/sparse" ] &&
+		[ "$(cat "$dir/usr/local/bin/.sparse-version" 2>/dev/null)" = "$best" ]; then
+		return 0
+	fi
+	dpkg --compare-versions "$best" gt "$own" || return 0
+	deb=$(apt_fetch "sparse=$best")
+	tmp=$(mktemp -d)
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./usr/bin/sparse
+	install -m 755 "$tmp/usr/bin/sparse" "$dir/usr/local/bin/sparse"
+	echo "$best" >"$dir/usr/local/bin/.sparse-version"
+	rm -rf "$tmp"
+	note "sparse $best in $dir/usr/local/bin (the chroot's own is $own)"
+}
+
+# fix_checker_valid KDIR: kbuild (6.14 on) asks scripts/checker-valid.sh
+# whether sparse can check this kernel, and Debian's linux-kbuild does
+# not ship that script: C=1 is then always switched off with a warning.
+# Put a script that answers the same question in its place: does the
+# checker, given CHECKFLAGS, parse __typeof_unqual__ without an error?
+fix_checker_valid() {
+	local kdir=$1 scripts
+	grep -qs 'checker-valid.sh' "$kdir/../linux-headers-"*-common/Makefile ||
+		grep -qs 'checker-valid.sh' "$kdir/Makefile" || return 0
+	scripts=$(readlink -f "$kdir/scripts")
+	[ -d "$scripts" ] || return 0
+	[ -e "$scripts/checker-valid.sh" ] && return 0
+	cat >"$scripts/checker-valid.sh" <<-'EOF'
+		#!/bin/sh
+		# Written by libcpc's tests/kmod/fetch-kernels.sh: Debian's
+		# linux-kbuild lacks kbuild's checker test.  Prints 1 when the
+		# checker ("$@") parses __typeof_unqual__ without an error.
+		command -v "$1" >/dev/null 2>&1 || { echo 0; exit 0; }
+		t=$(mktemp) || exit 1
+		trap 'rm -f "$t"' EXIT
+		printf '%s
+' 'static inline int u(const int *q)' '{' 			'	__typeof_unqual__(*q) v = *q;' '	return v;' '}' >"$t"
+		if "$@" "$t" 2>&1 | grep -q error; then echo 0; else echo 1; fi
+	EOF
+	chmod 755 "$scripts/checker-valid.sh"
+}
+
 # unpack DEB ROOT [MEMBER...]: dpkg -x, or only the MEMBERs (tar paths).
 unpack() {
 	local deb=$1 root=$2
@@ -277,7 +332,10 @@ fetch() {
 		kchroot=$(. "$cache/kernels/$kver.env" && echo "$KCHROOT")
 		gmaj=$(sed -n 's/^CC *=.*gcc-\([0-9][0-9]*\).*/\1/p' \
 			"$(. "$cache/kernels/$kver.env" && echo "$KDIR")/.kernelvariables")
-		[ -z "$kchroot" ] || make_chroot "${r_suite%-backports}" "gcc-$gmaj" >/dev/null
+		if [ -n "$kchroot" ]; then
+			make_chroot "${r_suite%-backports}" "gcc-$gmaj" >/dev/null
+			chroot_sparse "$kchroot"
+		fi
 		return 0
 	fi
 	note "$s series: $kver ($hver, $r_suite)"
@@ -306,11 +364,13 @@ fetch() {
 		rm -rf "$root/root"
 		kdir=$kchroot/usr/src/linux-headers-$kver
 		kchroot_kdir=/usr/src/linux-headers-$kver
+		chroot_sparse "$kchroot"
 	elif [ -n "$gmaj" ] && ! command -v "gcc-$gmaj" >/dev/null; then
 		# The host's gcc is newer (5.10's gcc-10 is not in Debian 12;
 		# gcc-12 builds its modules): CC=gcc.
 		kcc=gcc
 	fi
+	fix_checker_valid "$kdir"
 	deb=$(apt_fetch "$img=$hver")
 	if [ "$s" = oldest ]; then
 		unpack "$deb" "$root/image" ./boot

@@ -182,7 +182,7 @@ kmod_make() {
 		mount -t proc proc "$2/proc" || exit 1
 		d=$1 c=$2 k=$3
 		shift 3
-		exec chroot "$c" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		exec chroot "$c" env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/ LC_ALL=C.UTF-8 make -C "$k" M="$d" "$@"
 	' kmod-make "$dir" "$KCHROOT" "$KCHROOT_KDIR" "${cc[@]}" "$@"
 }
