@@ -13,7 +13,8 @@
 # Settings (environment):
 #   KVER              kernel version to use (default: the newest pair of
 #                     /usr/src/linux-headers-KVER and /boot/vmlinuz-KVER;
-#                     check-kmod.sh tests every pair, see kmod_list_kernels)
+#                     or a kernel fetched by fetch-kernels.sh, by name;
+#                     check-kmod.sh tests every one, see kmod_list_kernels)
 #   KDIR, KIMAGE      headers directory and bzImage, overriding KVER's
 #   KMOD_KERNELS_DIR  where fetch-kernels.sh put the kernels it fetched
 #                     (/var/cache/libcpc-kernels); they are used like
@@ -90,9 +91,10 @@ kmod_need_static_busybox() {
 # kernel): one descriptor per kernel in $kmod_kernels/kernels/KVER.env.
 kmod_kernels=${KMOD_KERNELS_DIR:-/var/cache/libcpc-kernels}
 
-# kmod_list_kernels: prints, oldest first, every KVER that has both
-# /usr/src/linux-headers-KVER and a readable /boot/vmlinuz-KVER (the
-# installed Debian kernels), and every kernel fetch-kernels.sh fetched.
+# kmod_list_kernels [--installed]: prints, oldest first, every KVER that
+# has both /usr/src/linux-headers-KVER and a readable /boot/vmlinuz-KVER
+# (the installed Debian kernels), and, unless --installed, every kernel
+# fetch-kernels.sh fetched.
 kmod_list_kernels() {
 	local d k f
 	{
@@ -102,6 +104,7 @@ kmod_list_kernels() {
 				echo "$k"
 			fi
 		done
+		[ "${1:-}" = --installed ] && return 0
 		for f in "$kmod_kernels"/kernels/*.env; do
 			[ -f "$f" ] || continue
 			k=$(basename "$f" .env)
@@ -109,6 +112,12 @@ kmod_list_kernels() {
 				[ -r "$KIMAGE" ]) && echo "$k"
 		done
 	} | sort -uV
+}
+
+# kmod_series_kernel SERIES: the newest kernel of SERIES (a version
+# prefix: "5.10", "6.12", "7" is any 7.x), empty if there is none.
+kmod_series_kernel() {
+	kmod_list_kernels | awk -v s="$1" 'index($0, s ".") == 1' | tail -n 1
 }
 
 # kmod_read_descriptor KVER: sets KDIR, KIMAGE, KCC, KCHROOT and
@@ -125,14 +134,16 @@ kmod_read_descriptor() {
 }
 
 # kmod_pick_kernel: sets KVER, KDIR (headers) and KIMAGE (bzImage): the
-# newest version that has both, unless set; and how to build for it (KCC,
+# newest installed version that has both (else the newest fetched one),
+# unless set (KVER may name a fetched kernel); and how to build for it (KCC,
 # KCHROOT, KCHROOT_KDIR: see kmod_make).  Never `uname -r`: the host
 # kernel is not the one the guest boots.
 kmod_pick_kernel() {
 	local kdir=${KDIR:-} kimage=${KIMAGE:-}
 	KCC=${KCC:-} KCHROOT=${KCHROOT:-} KCHROOT_KDIR=${KCHROOT_KDIR:-}
 	if [ -z "${KVER:-}" ] && [ -z "$kdir" ]; then
-		KVER=$(kmod_list_kernels | tail -n 1)
+		KVER=$(kmod_list_kernels --installed | tail -n 1)
+		[ -n "$KVER" ] || KVER=$(kmod_list_kernels | tail -n 1)
 		[ -n "$KVER" ] || kmod_missing "no /usr/src/linux-headers-KVER" \
 			"with a readable /boot/vmlinuz-KVER (install:" \
 			"linux-image-amd64 linux-headers-amd64), and no kernel" \
