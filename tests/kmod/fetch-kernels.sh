@@ -195,7 +195,7 @@ host_gcc_major() {
 # installed into an existing chroot).  Prints its path.
 make_chroot() {
 	local suite=$1 gcc=$2 dir=$cache/chroot-$1 tmp pkgs
-	pkgs="$gcc,make,libc6-dev,libelf-dev,bc,flex,bison,kmod,python3,sparse,dwarves"
+	pkgs="$gcc,make,libc6-dev,libelf-dev,bc,flex,bison,kmod,python3,sparse,dwarves,dkms"
 	if [ -f "$dir/.libcpc-ready" ]; then
 		if [ "$(cat "$dir/.libcpc-ready")" != "$pkgs" ]; then
 			note "install $pkgs into $dir"
