@@ -43,7 +43,7 @@ if [ -n "${HW_SERIES:-}" ] && [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
 		fi
 		echo "check-hw: ======== kernel $k (series $s)"
 		t0=$(date +%s)
-		KVER=$k HW_SERIES= bash "$0"
+		KVER=$k HW_SERIES='' bash "$0"
 		rc=$?
 		results+=("$(printf '%-28s %s (%d s)' "$k" \
 			"$(case $rc in 0) echo PASS ;; 77) echo SKIP ;;

@@ -62,6 +62,8 @@ done
 [ ${#series[@]} -gt 0 ] || series=(oldest newest)
 
 note() { echo "$me: $*" >&2; }
+# field FILE NAME: the value of NAME='VALUE' in a descriptor.
+field() { sed -n "s/^$2='\(.*\)'\$/\1/p" "$1" | head -n 1; }
 die() {
 	note "$*"
 	exit 1
@@ -199,6 +201,7 @@ make_chroot() {
 	if [ -f "$dir/.libcpc-ready" ]; then
 		if [ "$(cat "$dir/.libcpc-ready")" != "$pkgs" ]; then
 			note "install $pkgs into $dir"
+			# shellcheck disable=SC2046 # one word per package
 			chroot "$dir" apt-get -q update >&2 &&
 				chroot "$dir" env DEBIAN_FRONTEND=noninteractive \
 					apt-get -q install -y --no-install-recommends \
@@ -329,9 +332,9 @@ fetch() {
 	if [ -f "$cache/kernels/$kver.env" ] &&
 		[ "$(sed -n 's/^KPKGVER=//p' "$cache/kernels/$kver.env")" = "'$hver'" ]; then
 		note "$kver ($hver, $r_suite): up to date"
-		kchroot=$(. "$cache/kernels/$kver.env" && echo "$KCHROOT")
+		kchroot=$(field "$cache/kernels/$kver.env" KCHROOT)
 		gmaj=$(sed -n 's/^CC *=.*gcc-\([0-9][0-9]*\).*/\1/p' \
-			"$(. "$cache/kernels/$kver.env" && echo "$KDIR")/.kernelvariables")
+			"$(field "$cache/kernels/$kver.env" KDIR)/.kernelvariables")
 		if [ -n "$kchroot" ]; then
 			make_chroot "${r_suite%-backports}" "gcc-$gmaj" >/dev/null
 			chroot_sparse "$kchroot"
@@ -392,7 +395,7 @@ fetch() {
 	for f in "$cache"/kernels/*.env; do
 		[ -f "$f" ] || continue
 		if grep -qx "KSERIES='$ser'" "$f" && ! grep -qx "KVER='$kver'" "$f"; then
-			old=$(sed -n "s/^KVER='\(.*\)'$/\1/p" "$f")
+			old=$(field "$f" KVER)
 			note "drop the older $old"
 			rm -rf "${cache:?}/$old" "$f"
 			[ -z "$kchroot" ] || rm -rf "$kchroot/usr/src/linux-headers-${old%-amd64}"* \

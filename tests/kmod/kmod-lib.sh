@@ -126,11 +126,16 @@ kmod_series_kernel() {
 kmod_read_descriptor() {
 	local f=$kmod_kernels/kernels/$1.env
 	[ -f "$f" ] || return 1
-	KDIR=$(. "$f" && echo "$KDIR")
-	KIMAGE=$(. "$f" && echo "$KIMAGE")
-	KCC=$(. "$f" && echo "$KCC")
-	KCHROOT=$(. "$f" && echo "$KCHROOT")
-	KCHROOT_KDIR=$(. "$f" && echo "$KCHROOT_KDIR")
+	KDIR=$(kmod_descriptor_field "$f" KDIR)
+	KIMAGE=$(kmod_descriptor_field "$f" KIMAGE)
+	KCC=$(kmod_descriptor_field "$f" KCC)
+	KCHROOT=$(kmod_descriptor_field "$f" KCHROOT)
+	KCHROOT_KDIR=$(kmod_descriptor_field "$f" KCHROOT_KDIR)
+}
+
+# kmod_descriptor_field FILE NAME: the value of NAME='VALUE' in FILE.
+kmod_descriptor_field() {
+	sed -n "s/^$2='\\(.*\\)'\$/\\1/p" "$1" | head -n 1
 }
 
 # kmod_pick_kernel: sets KVER, KDIR (headers) and KIMAGE (bzImage): the
@@ -177,10 +182,10 @@ kmod_pick_kernel() {
 kmod_make() {
 	local dir=$1
 	shift
-	local -a cc=()
-	[ -z "${KCC:-}" ] || cc=("CC=$KCC")
+	local -a ccarg=()
+	[ -z "${KCC:-}" ] || ccarg=("CC=$KCC")
 	if [ -z "${KCHROOT:-}" ]; then
-		make -C "$KDIR" M="$dir" "${cc[@]}" "$@"
+		make -C "$KDIR" M="$dir" "${ccarg[@]}" "$@"
 		return
 	fi
 	[ "$(id -u)" = 0 ] || kmod_missing "building for $KVER needs its" \
@@ -195,7 +200,7 @@ kmod_make() {
 		shift 3
 		exec chroot "$c" env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/ LC_ALL=C.UTF-8 make -C "$k" M="$d" "$@"
-	' kmod-make "$dir" "$KCHROOT" "$KCHROOT_KDIR" "${cc[@]}" "$@"
+	' kmod-make "$dir" "$KCHROOT" "$KCHROOT_KDIR" "${ccarg[@]}" "$@"
 }
 
 # kmod_cache_init: sets and creates kmod_cache.
