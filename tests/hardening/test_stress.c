@@ -347,8 +347,8 @@ static void install(void (*fn)(int, siginfo_t *, void *))
  * handler, and no overflow notification of the kernel reaching the
  * application raw.  (The library once let a notification that arrived
  * in the middle of a rebind through, with the kernel's si_code, and the
- * handler's calls then failed with EINVAL or leaked descriptors; fixed,
- * see RELIABILITY.md.)
+ * handler's calls then failed with EINVAL or leaked descriptors; fixed:
+ * RELIABILITY.md, guarantee 3.)
  */
 static void check_storm_issues(int fds0)
 {
