@@ -166,6 +166,11 @@ kmod_pick_kernel() {
 	else
 		KDIR=${kdir:-/usr/src/linux-headers-$KVER}
 		KIMAGE=${kimage:-/boot/vmlinuz-$KVER}
+		# An installed kernel builds with the host's own compiler
+		# (settings inherited for another kernel do not apply).
+		if [ -z "$kdir" ]; then
+			KCC='' KCHROOT='' KCHROOT_KDIR=''
+		fi
 	fi
 	[ -f "$KDIR/Makefile" ] || kmod_missing "no kernel headers in $KDIR" \
 		"(tests/kmod/fetch-kernels.sh fetches 5.10 and the newest kernel)"
