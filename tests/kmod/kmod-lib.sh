@@ -206,6 +206,9 @@ kmod_make() {
 		exec chroot "$c" env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/ LC_ALL=C.UTF-8 make -C "$k" M="$d" "$@"
 	' kmod-make "$dir" "$KCHROOT" "$KCHROOT_KDIR" "${ccarg[@]}" "$@"
+	local rc=$?
+	rmdir "$KCHROOT$dir" 2>/dev/null
+	return "$rc"
 }
 
 # kmod_cache_init: sets and creates kmod_cache.
