@@ -5,12 +5,18 @@
 #
 #  0. Unless KVER (or KDIR) is set, runs itself once per kernel: every
 #     KVER with /usr/src/linux-headers-KVER and a readable
-#     /boot/vmlinuz-KVER, oldest first, and passes only if every kernel
-#     passed.  KMOD_REQUIRE_SERIES="6.1 6.12" (CI) also fails when no
-#     kernel of one of those series is installed.
+#     /boot/vmlinuz-KVER, and every kernel tests/kmod/fetch-kernels.sh
+#     fetched (5.10 and the newest Debian kernel, in
+#     $KMOD_KERNELS_DIR), oldest first, and passes only if every kernel
+#     passed.  KMOD_REQUIRE_SERIES="5.10 6.1 6.12 7" (CI) also fails when
+#     no kernel of one of those series (a prefix: "7" is any 7.x) is
+#     there.
 #  1. Builds kmod/ against KVER's headers with W=1 C=1 (sparse; cached
-#     under $KMOD_CACHE_DIR, default $top_builddir/.kmod-cache), fails on
-#     any warning, and checks that `modinfo -F vermagic` is for KVER.
+#     under $KMOD_CACHE_DIR, default $top_builddir/.kmod-cache), the way
+#     that kernel needs (kmod-lib.sh's kmod_make: CC=gcc for 5.10, the
+#     Debian 13 chroot for 7.x), fails on any warning (the compiler's,
+#     sparse's or make's) and unless sparse checked every C file, and
+#     checks that `modinfo -F vermagic` is for KVER.
 #  2. Builds tests/kmod/kmod_test.c as a static program.
 #  3. Boots the guest once (see guest-init.sh) and runs, with
 #     kernel.perf_event_paranoid = 3 (Debian's default):
@@ -56,7 +62,8 @@ if [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
 	mapfile -t kvers < <(kmod_list_kernels)
 	[ ${#kvers[@]} -gt 0 ] || kmod_missing "no /usr/src/linux-headers-KVER" \
 		"with a readable /boot/vmlinuz-KVER (install:" \
-		"linux-image-amd64 linux-headers-amd64)"
+		"linux-image-amd64 linux-headers-amd64) and no kernel" \
+		"fetched by tests/kmod/fetch-kernels.sh"
 	missing=
 	for s in ${KMOD_REQUIRE_SERIES:-}; do
 		found=0
@@ -85,7 +92,8 @@ if [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
 	printf '  %s\n' "${results[@]}"
 	if [ -n "$missing" ]; then
 		echo "  FAIL: no kernel of the series$missing" \
-			"(KMOD_REQUIRE_SERIES)"
+			"(KMOD_REQUIRE_SERIES; tests/kmod/fetch-kernels.sh" \
+			"fetches 5.10 and the newest Debian kernel)"
 		overall=1
 	fi
 	echo "  time: $(($(date +%s) - t_start)) s"
@@ -138,7 +146,19 @@ t0=$(date +%s)
 KMOD_BUILD_FLAGS="W=1 C=1" kmod_build_module "$kmod_src" cpc
 kmod_check_vermagic "$MODULE"
 echo "check-kmod: module $MODULE ($(($(date +%s) - t0)) s)"
-lint=$(grep -E 'warning:|error:' "$(dirname "$MODULE")/build.log")
+# A warning is the compiler's or sparse's ("warning:"), or one of make's
+# own (FILE:LINE: text, e.g. kbuild's "C=1 specified, but sparse is not
+# available or not up to date", after which it checks nothing); and
+# sparse must really have checked every C file of the module.
+blog=$(dirname "$MODULE")/build.log
+lint=$(grep -E 'warning:|error:|^[^ :]+:[0-9]+: ' "$blog")
+n_c=$(find "$kmod_src" -maxdepth 1 -name '*.c' ! -name '*.mod.c' \
+	! -name '*_probes.c' | wc -l)
+n_check=$(grep -cE '^  CHECK +' "$blog")
+if [ "$n_check" -lt "$n_c" ]; then
+	lint="$lint${lint:+
+}sparse checked $n_check of the module's $n_c C files (C=1 did not run)"
+fi
 if [ -n "$lint" ]; then
 	echo "check-kmod: FAIL: the module build (W=1 C=1) has warnings:"
 	printf '%s\n' "$lint"
