@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kt_knobs.c: where kmod_test finds the module's statistics (read-only
+ * counts and capabilities: contexts_in_use, self_reads, page_time, ...),
+ * its test switches (quick_reads, logical_freeze) and its policy
+ * parameters (access, access_gid, allow_system, max_*).  The only file
+ * that knows their place: today all are module parameters under
+ * /sys/module/cpc/parameters/, booleans read as Y or N.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ktest.h"
+
+#define PARAMS "/sys/module/cpc/parameters/"
+#define STATS PARAMS
+#define SWITCHES PARAMS
+
+static void knob_path(char *path, size_t size, const char *dir,
+		      const char *name)
+{
+	snprintf(path, size, "%s%s", dir, name);
+}
+
+/* A number (or Y/N: 1/0) from dir/name; -1 if it cannot be read. */
+static long read_knob(const char *dir, const char *name)
+{
+	char path[256], buf[64];
+	ssize_t len;
+	int f;
+
+	knob_path(path, sizeof(path), dir, name);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return -1;
+	len = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	if (buf[0] == 'Y')
+		return 1;
+	if (buf[0] == 'N')
+		return 0;
+	return strtol(buf, NULL, 10);
+}
+
+static int write_knob(const char *dir, const char *name, const char *val)
+{
+	char path[256];
+	int f, ok;
+
+	knob_path(path, sizeof(path), dir, name);
+	f = open(path, O_WRONLY);
+	if (f < 0)
+		return -1;
+	ok = write(f, val, strlen(val)) == (ssize_t)strlen(val);
+	close(f);
+	return ok ? 0 : -1;
+}
+
+long kt_stat(const char *name)
+{
+	return read_knob(STATS, name);
+}
+
+int kt_stat_open_errno(const char *name)
+{
+	char path[256];
+	int f;
+
+	knob_path(path, sizeof(path), STATS, name);
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return errno;
+	close(f);
+	return 0;
+}
+
+long kt_switch(const char *name)
+{
+	return read_knob(SWITCHES, name);
+}
+
+int kt_set_switch(const char *name, int on)
+{
+	return write_knob(SWITCHES, name, on ? "Y" : "N");
+}
+
+long kt_param(const char *name)
+{
+	return read_knob(PARAMS, name);
+}
+
+int kt_set_param(const char *name, const char *val)
+{
+	return write_knob(PARAMS, name, val);
+}
