@@ -4,8 +4,11 @@
  * counts and capabilities: contexts_in_use, self_reads, page_time, ...),
  * its test switches (quick_reads, logical_freeze) and its policy
  * parameters (access, access_gid, allow_system, max_*).  The only file
- * that knows their place: today all are module parameters under
- * /sys/module/cpc/parameters/, booleans read as Y or N.
+ * that knows their place: the policy is in module parameters
+ * (/sys/module/cpc/parameters/), the statistics and switches in debugfs
+ * (/sys/kernel/debug/cpc/, which the guest mounts readable by all; a
+ * module that still has them as parameters is read there).  Booleans
+ * read as Y or N.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,13 +21,16 @@
 #include "ktest.h"
 
 #define PARAMS "/sys/module/cpc/parameters/"
-#define STATS PARAMS
-#define SWITCHES PARAMS
+#define STATS "/sys/kernel/debug/cpc/"
+#define SWITCHES STATS
 
+/* dir/name, or the module parameter name where dir has no such file. */
 static void knob_path(char *path, size_t size, const char *dir,
 		      const char *name)
 {
 	snprintf(path, size, "%s%s", dir, name);
+	if (strcmp(dir, PARAMS) != 0 && access(path, F_OK) != 0)
+		snprintf(path, size, "%s%s", PARAMS, name);
 }
 
 /* A number (or Y/N: 1/0) from dir/name; -1 if it cannot be read. */
