@@ -22,8 +22,8 @@
 
 /*
  * Stopped counters (here frozen by an overflow) are read from their
- * final values without perf's locks (parameter stopped_reads); with the
- * parameter quick_reads off (root), every read goes through perf, and
+ * final values without perf's locks (statistic stopped_reads); with the
+ * switch quick_reads off (root), every read goes through perf, and
  * must give exactly the same sample.  Root freezes with logical_freeze
  * N (every counter stopped); otherwise, frozen logically, only the
  * overflowing counter is stopped (test_freeze_leak tests the rest).
@@ -232,7 +232,7 @@ static void test_overflow(void)
  * and RESTART's on-CPU time goes on from the freeze: the frozen interval
  * is in neither.  The module freezes logically where it can (only the
  * overflowing counter stops in perf, see kmod/cpc_ctx.c): run with
- * logical_freeze Y and N when the parameter can be written.
+ * logical_freeze Y and N when the switch can be set.
  */
 static void *freeze_leak_thread(void *arg)
 {

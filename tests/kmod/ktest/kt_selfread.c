@@ -23,7 +23,7 @@
 /*
  * A thread sampling its own binding reads every counter after the first
  * without perf's locks (cpc_read_self() in the module, counted by the
- * parameter self_reads); another thread's sample goes through perf.
+ * statistic self_reads); another thread's sample goes through perf.
  * Both must give the same counts: with the bound thread blocked, its
  * user-mode page faults cannot change, so the other thread's sample must
  * equal the thread's own last one exactly.
