@@ -24,7 +24,8 @@ fails.
 
 Usage: mutate.py TOP_SRCDIR WORKDIR [--ci] [--only ID,...] [--list|--dry-run]
 (--dry-run: only checks that every mutant applies.)
-Environment: MAKE (make), MUTANT_TIMEOUT (seconds per test run, 300).
+Environment: MAKE (make), MUTANT_TIMEOUT (seconds per test run, 300), KVER
+(the one kernel for kmod: tests; default every kernel check-kmod tests).
 """
 
 import os
@@ -259,8 +260,9 @@ def main(argv):
         mutants = [m for m in mutants if m.ident in only]
     if list_only:
         for m in mutants:
-            print(f"{m.ident:32} {m.file:18} "
-                  f"{' '.join(m.tests + ['vm:' + v for v in m.vm] + ['kmod:' + k for k in m.kmod]) or m.make}"
+            runs = m.tests + ['vm:' + v for v in m.vm] + \
+                ['kmod:' + k for k in m.kmod]
+            print(f"{m.ident:32} {m.file:18} {' '.join(runs) or m.make}"
                   f"{'  (ci)' if m.ci else ''}")
         print(f"{len(mutants)} mutants")
         return 0
