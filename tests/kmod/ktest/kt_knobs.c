@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "ktest.h"
@@ -106,4 +107,34 @@ long kt_param(const char *name)
 int kt_set_param(const char *name, const char *val)
 {
 	return write_knob(PARAMS, name, val);
+}
+
+/*
+ * Does the module compute a thread's on-CPU time itself (its reads without
+ * perf's locks)?  As its statistic fast_read_time says, where it has
+ * one; a module without it does on kernels 6.1 to 6.12.
+ */
+int self_time_kernel(void)
+{
+	long v = kt_stat("fast_read_time");
+	struct utsname u;
+	unsigned maj = 0, min = 0;
+
+	if (v >= 0)
+		return v == 1;
+	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return 0;
+	return maj == 6 && min >= 1 && min <= 12;
+}
+
+/*
+ * Can the module freeze a binding logically at an overflow (only the
+ * overflowing counter stopped in perf)?  Its statistic fast_freeze, where
+ * it has one; else as self_time_kernel().
+ */
+int kt_fast_freeze(void)
+{
+	long v = kt_stat("fast_freeze");
+
+	return v >= 0 ? v == 1 : self_time_kernel();
 }

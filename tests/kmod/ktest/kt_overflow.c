@@ -305,7 +305,7 @@ static void *freeze_leak_thread(void *arg)
 	      (unsigned long long)s3.vals[0], (unsigned long long)s2.vals[1],
 	      (unsigned long long)s3.vals[1]);
 	target(fd, CPC_KIOC_RELE, 0);
-	if (self_time_kernel() && kt_switch("logical_freeze") == 1)
+	if (kt_fast_freeze() && kt_switch("logical_freeze") == 1)
 		check(kt_stat("logical_freezes") >= before + 2,
 		      "%s: both freezes were logical (%ld -> %ld)", how,
 		      before, kt_stat("logical_freezes"));

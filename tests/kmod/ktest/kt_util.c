@@ -19,7 +19,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -220,17 +219,6 @@ uint64_t switches_now(void)
 	if (getrusage(RUSAGE_THREAD, &ru))
 		return 0;
 	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
-}
-
-/* Does the module compute the on-CPU time itself (kernels 6.1-6.12)? */
-int self_time_kernel(void)
-{
-	struct utsname u;
-	unsigned maj = 0, min = 0;
-
-	if (uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
-		return 0;
-	return maj == 6 && min >= 1 && min <= 12;
 }
 
 int bind1(uint32_t kind, uint64_t config, uint32_t flags)

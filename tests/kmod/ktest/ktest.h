@@ -79,6 +79,10 @@ int kt_set_switch(const char *name, int on);
 /* An access or limit policy parameter (numbers; -1 when unreadable). */
 long kt_param(const char *name);
 int kt_set_param(const char *name, const char *val);
+/* Does the module compute a thread's on-CPU time itself (fast_read_time)? */
+int self_time_kernel(void);
+/* Can it freeze a binding logically at an overflow (fast_freeze)? */
+int kt_fast_freeze(void);
 
 /* ---- requests, ioctls, identities, work (kt_util.c) ---- */
 
@@ -108,7 +112,6 @@ uint64_t mono_ns(void);
 uint64_t switches_now(void);
 void spin_ms(unsigned ms);
 void touch_pages(size_t n);
-int self_time_kernel(void);
 
 gid_t device_gid(void);
 void become(uid_t id, int member);
