@@ -177,8 +177,8 @@ else
 	mkdir -p "$(dirname "$kmod_test")"
 	rm -f "$kmod_test"
 	# shellcheck disable=SC2086 # CC and CFLAGS may carry options
-	if ! $cc -static -O2 -g -Wall -Wextra -pthread ${KMOD_TEST_CFLAGS:-} \
-		-o "$kmod_test" "$kmod_test_src"/*.c; then
+	if ! $cc -static -O2 -g -Wall -Wextra -pthread -I"$kmod_src/uapi" \
+		${KMOD_TEST_CFLAGS:-} -o "$kmod_test" "$kmod_test_src"/*.c; then
 		echo "check-kmod: FAIL: cannot build $kmod_test (static)"
 		rm -f "$kmod_test"
 		kmod_test_ok=0
@@ -415,7 +415,7 @@ if kmod_console_crash "$work"; then
 fi
 declare -A part_fail=([a]=0 [b]=0 [c]=0 [d]=0)
 declare -A part_n=([a]=0 [b]=0 [c]=0 [d]=0)
-[ "$kmod_test_ok" = 1 ] || part_fail[a]=1
+[ "$kmod_test_ok" = 1 ] || { part_fail[a]=1; failed=1; }
 while read -r id part; do
 	s=$(step_status "$id")
 	part_n[$part]=$((part_n[$part] + 1))

@@ -96,8 +96,8 @@ case "$vermagic" in
 esac
 
 # 2. The test program.
-gcc -O2 -Wall -Wextra -static -pthread -o "$build/kmod_test" \
-	"$top"/tests/kmod/ktest/*.c || fail "kmod_test build"
+gcc -O2 -Wall -Wextra -static -pthread -I"$top/kmod/uapi" \
+	-o "$build/kmod_test" "$top"/tests/kmod/ktest/*.c || fail "kmod_test build"
 
 # 3. The kernel to boot: the uncompressed vmlinux (PVH entry) boots in
 # about half the time of the bzImage under TCG.  Cached.

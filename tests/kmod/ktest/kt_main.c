@@ -2,7 +2,10 @@
 /*
  * kmod_test: the tests of libcpc's kernel module, run inside a guest that
  * has cpc.ko loaded (tests/kmod/check-kmod.sh builds it static and runs
- * it as root, --user and --stranger; tests/kmod/vm-run runs it by hand).
+ * it as root, --user and --stranger; tests/kmod/vm-run runs it by hand):
+ *
+ *	cc -static -O2 -Wall -Wextra -pthread -Ikmod/uapi -o kmod_test \
+ *	    tests/kmod/ktest/kt_*.c	(or: make kmod-test)
  *
  *	kmod_test [--user | --stranger] [--repeat N] [-l] [[-t] NAME...]
  *

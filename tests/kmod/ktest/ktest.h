@@ -22,7 +22,7 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
-#include "../../../kmod/uapi/cpc_kmod.h"
+#include "cpc_kmod.h"	/* kmod/uapi: -I that directory */
 
 #define PAGE 4096
 #define NOBODY 65534
