@@ -18,8 +18,9 @@ text (whitespace-insensitive), never by full path or line number, so that
 the list survives files moving around.
 
 A mutant's kmod: tests are tests (or suites) of kmod_test, the kernel
-module's own tests (tests/kmod/ktest, "kmod_test -l"), run as root in the
-qemu guest (tests/kmod/vm-run) on every kernel check-kmod tests, until one
+module's own tests (tests/kmod/ktest, "kmod_test -l"), run as root (or,
+with --user among them, as uid 65534 in the device's group) in the qemu
+guest (tests/kmod/vm-run) on every kernel check-kmod tests, until one
 fails.
 
 Usage: mutate.py TOP_SRCDIR WORKDIR [--ci] [--only ID,...] [--list|--dry-run]
@@ -303,7 +304,9 @@ def main(argv):
         if err:
             errors.append(f"[{m.ident}]: {err}")
             continue
-        unknown = [k for k in m.kmod if k not in known_kmod]
+        unknown = [k for k in m.kmod
+                   if k not in known_kmod and k not in ("--user",
+                                                        "--stranger")]
         if unknown:
             errors.append(f"[{m.ident}]: kmod_test has no test or suite "
                           f"named {' '.join(unknown)}")

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -287,6 +288,15 @@ static int child_bind_parent(void *arg)
 	return bad;
 }
 
+/* The parent made itself undumpable: only ptrace rights over it would do. */
+static int child_undumpable_parent(void *arg)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	pid_t parent = *(pid_t *)arg;
+
+	return bind_reqs(fd, CPC_KIOC_BIND, parent, 0, 1, &r) == EPERM ? 0 : 1;
+}
+
 static int child_nobody_parent(void *arg)
 {
 	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
@@ -347,6 +357,14 @@ static void test_targets(void)
 	st = in_child(child_bind_parent, &me);
 	check(st == 0, "same-user child binds/samples/reles the parent's "
 	      "thread (status %d)", st);
+
+	/* Not once the parent is undumpable (ptrace_may_access's rule). */
+	if (!is_root && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0) {
+		st = in_child(child_undumpable_parent, &me);
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		check(st == 0, "same-user child: EPERM on an undumpable "
+		      "parent (status %d)", st);
+	}
 
 	if (is_root) {
 		st = in_child(child_nobody_parent, &me);
