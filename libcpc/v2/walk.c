@@ -7,7 +7,9 @@
  * libcpc collects them.  Linux perf and libpfm4 names, which requests
  * also accept, are listed only by the Linux extension
  * cpc_linux_walk_events, except where the processor has no back end of
- * the original's and perf's names are the platform's.
+ * the original's and perf's names are the platform's, and where the
+ * kernel has no hardware PMU: the back end in use is then the kernel's
+ * software events, and the platform names are theirs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,6 +42,11 @@ static void platform_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 	struct relay r = { arg, fn };
 	int family = __cpc_platform_family(cpc->cpuver);
 
+	if (!__cpc_kernel_has_core_pmu()) {
+		/* No hardware PMU: the back end is the kernel's software events. */
+		__cpc_perf_sw_name_walk(arg, fn);
+		return;
+	}
 	if (family == CPC_FAMILY_PERF) {	/* no back end: perf's names */
 		__cpc_perf_name_walk(arg, fn);
 		return;
@@ -86,7 +93,20 @@ static void collect_name(void *arg, const char *name)
 		c->names = p;
 		c->cap = cap;
 	}
-	c->names[c->n++] = name;
+	/* A copy: perf's cache names are built in a walker's buffer. */
+	char *copy = strdup(name);
+	if (copy == NULL) {
+		c->failed = 1;
+		return;
+	}
+	c->names[c->n++] = copy;
+}
+
+static void free_names(struct collect *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free((char *)c->names[i]);
+	free(c->names);
 }
 
 static void walk_all(cpc_t *cpc, void *arg,
@@ -102,7 +122,7 @@ static void walk_all(cpc_t *cpc, void *arg,
 	if (!c.failed)
 		for (size_t i = c.n; i-- > 0;)
 			action(arg, c.names[i]);
-	free(c.names);
+	free_names(&c);
 }
 
 void cpc_walk_events_all(cpc_t *cpc, void *arg,
@@ -173,5 +193,5 @@ void cpc_linux_walk_events(cpc_t *cpc, void *arg,
 	if (!c.failed)
 		for (size_t i = 0; i < c.n; i++)
 			action(arg, c.names[i]);
-	free(c.names);
+	free_names(&c);
 }

@@ -776,6 +776,9 @@ START_TEST(backend_selection)
 		ck_assert_int_eq(run_with_backend("kmod", out, sizeof(out)), 1);
 		ck_assert_ptr_nonnull(strstr(out, "LIBCPC_BACKEND=kmod, but the "
 		    "libcpc kernel module's device /dev/cpc cannot be used"));
+		/* The remedy too. */
+		ck_assert_ptr_nonnull(strstr(out, "load the module (modprobe "
+		    "cpc, from libcpc-dkms), or unset LIBCPC_BACKEND"));
 		ck_assert_ptr_nonnull(strstr(out, "errno=6"));	/* ENXIO */
 	}
 	ck_assert_int_eq(run_with_backend("bogus", out, sizeof(out)), 1);
