@@ -133,11 +133,11 @@ START_TEST(task_clock_tracks_cpu_time)
 }
 END_TEST
 
-/* A read-only parameter of the kernel module, or -1. */
+/* A statistic of the kernel module (debugfs), or -1. */
 static long module_param(const char *name)
 {
 	char path[128], buf[32];
-	snprintf(path, sizeof(path), "/sys/module/cpc/parameters/%s", name);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/cpc/%s", name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
