@@ -734,15 +734,19 @@ static cpc_set_t *plain_set(cpc_t *cpc, unsigned n)
 }
 
 /*
- * As many requests as counters count fully (never multiplexed: each
- * counts as long as the thread runs); one more is refused at bind with
- * EINVAL and CPC_RESOURCE_UNAVAIL, as on Solaris.
+ * As many requests as the back end has counters (cpc_npic, what CPUID
+ * says, never more than the PMU has) count fully (never multiplexed:
+ * each counts as long as the thread runs); one more is refused at bind
+ * with EINVAL and no description, as illumos's kernel refuses a set of
+ * more requests than counters before it looks at the events.
  */
 START_TEST(more_requests_than_counters)
 {
-	unsigned n = hw_pmu.counters;
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
+	unsigned n = cpc_npic(cpc);
+	ck_assert_msg(n >= 2 && n <= hw_pmu.counters, "cpc_npic %u, %u counters",
+	    n, hw_pmu.counters);
 	cpc_seterrhndlr(cpc, errhndlr);
 	cpc_set_t *full = plain_set(cpc, n);
 	cpc_buf_t *buf = cpc_buf_create(cpc, full);
@@ -768,7 +772,7 @@ START_TEST(more_requests_than_counters)
 	errno = 0;
 	ck_assert_int_eq(cpc_bind_curlwp(cpc, over, 0), -1);
 	ck_assert_msg(errno == EINVAL, "errno %s", strerror(errno));
-	ck_assert_int_eq(last_subcode, CPC_RESOURCE_UNAVAIL);
+	ck_assert_int_eq(last_subcode, 0);
 	/* Nothing stays bound. */
 	cpc_buf_t *obuf = cpc_buf_create(cpc, over);
 	ck_assert_int_eq(cpc_set_sample(cpc, over, obuf), -1);
@@ -897,7 +901,10 @@ START_TEST(walkers_and_descriptions)
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
 	uint_t npic = cpc_npic(cpc);
-	ck_assert_msg(npic >= 2 && npic >= hw_pmu.counters && npic <= 12,
+	/* What the back end makes of CPUID (as illumos's PCBE): never more
+	 * counters than the PMU has (qemu hides Intel's architectural PMU
+	 * and AMD's six-counter extension: 2 and 4 here). */
+	ck_assert_msg(npic >= 2 && npic <= hw_pmu.counters,
 	    "cpc_npic %u with %u counters", npic, hw_pmu.counters);
 	ck_assert_uint_ne(cpc_caps(cpc) & CPC_CAP_OVERFLOW_INTERRUPT, 0);
 	struct names all;
