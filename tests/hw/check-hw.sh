@@ -6,15 +6,18 @@
 # (EPYC: family 17h, cpuver 2500, libpfm4 amd64_fam17h), each on the perf
 # backend as root and the kmod backend as root and as the unprivileged
 # user; then the counting tests once more on an Intel PMU with only two
-# counters.  Each run is one tests/kmod/vm-run boot of tests/hw/hw-guest.sh.
+# counters; then, for each model and mode, tests/hw/test_hw_icount alone
+# in a guest under qemu's -icount (vm-run --icount), where the simulated
+# PMU counts executed instructions (HW_ICOUNT_RUNS=0 leaves these out).  Each
+# run is one tests/kmod/vm-run boot of tests/hw/hw-guest.sh.
 #
 # Prints each run's output and a summary; exit 0 if every run passed, 1 if
 # one failed, 77 if a tool is missing (1 with CI=true).
 #
 # Environment: top_srcdir, top_builddir (default: this tree), HW_MODELS
 # (default "Skylake-Client EPYC"), HW_MODES (default "perf-root kmod-root
-# kmod-user"), HW_TIMEOUT (per run, default 300 s), and those of
-# tests/kmod/kmod-lib.sh (KVER, KMOD_CACHE_DIR, ...).
+# kmod-user"), HW_ICOUNT_RUNS (default 1), HW_TIMEOUT (per run, default
+# 300 s), and those of tests/kmod/kmod-lib.sh (KVER, KMOD_CACHE_DIR, ...).
 set -uo pipefail
 umask 022
 
@@ -56,6 +59,7 @@ real() {	# real VAR PATH
 }
 real HW_NAMES "$top_builddir/tests/hw/test_hw_names"
 real HW_COUNTS "$top_builddir/tests/hw/test_hw_counts"
+real HW_ICOUNT "$top_builddir/tests/hw/test_hw_icount"
 real HW_EX1 "$top_builddir/examples/bind_event_ex1"
 real HW_EX2 "$top_builddir/examples/bind_event_ex2"
 real HW_CPUTRACK "$top_builddir/cmd/cputrack"
@@ -107,6 +111,17 @@ case " $models " in *" Skylake-Client "*)
 		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
 		--env CK_RUN_CASE=limits ;;
 esac
+
+# Counts of known instruction sequences: the guest's clocks follow the
+# executed instructions (never real time: only this test runs there).
+if [ "${HW_ICOUNT_RUNS:-1}" != 0 ]; then
+	for model in $models; do
+		for mode in $modes; do
+			run "$model.$mode.icount" "$model" "$mode" --icount \
+				--env HW_ONLY=icount
+		done
+	done
+fi
 
 failed=0
 for id in "${ids[@]}"; do

@@ -6,7 +6,9 @@
 # with hardware names, cputrack and cpustat with hardware names.  Prints
 # "HW-STEP <name> PASS|FAIL|SKIP" per step and exits 1 if any failed.
 #
-# Environment: HW_NAMES, HW_COUNTS (the Check programs), HW_EX1, HW_EX2
+# Environment: HW_NAMES, HW_COUNTS, HW_ICOUNT (the Check programs; the
+# last only where the simulated PMU counts instructions: vm-run --icount),
+# HW_EX1, HW_EX2
 # (examples/bind_event_ex1 and ex2), HW_CPUTRACK, HW_CPUSTAT, HW_TARGET
 # (tests/pctx_target), HW_ONLY (a space-separated subset of the steps).
 set -u
@@ -50,6 +52,10 @@ check() {
 
 check names "$HW_NAMES"
 check counts "$HW_COUNTS"
+# Instruction counts of known code: only under qemu's -icount.
+case $info in
+*icount_shift=[0-9]*) check icount "$HW_ICOUNT" ;;
+esac
 
 # Example 1 unchanged, with the platform names of this vendor: twenty
 # lines of counts, instructions about half of the cycles over all of

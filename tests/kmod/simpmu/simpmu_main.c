@@ -115,7 +115,7 @@ typedef int (*overflow_fn)(struct perf_event *event,
 static overflow_fn simpmu_overflow_fn;
 
 static struct pmu simpmu_pmu;
-static void simpmu_icount_arm(struct simpmu_cpu *c);
+static void simpmu_icount_arm(struct simpmu_cpu *c, bool force);
 
 /* Statistics for the unload message. */
 static atomic64_t stat_ticks, stat_overflows, stat_throttled;
@@ -276,7 +276,7 @@ static void simpmu_start(struct perf_event *event, int flags)
 	hwc->state = 0;
 	perf_event_update_userpage(event);
 	if (simpmu_icount() && is_sampling_event(event))
-		simpmu_icount_arm(this_cpu_ptr(&simpmu_cpus));
+		simpmu_icount_arm(this_cpu_ptr(&simpmu_cpus), false);
 }
 
 /* The overflow of a sampling event whose period has run out. */
@@ -332,15 +332,20 @@ static u64 simpmu_icount_next(struct simpmu_cpu *c)
 	return best;
 }
 
-/* icount mode: a sampling event started: fire at its overflow, or before. */
-static void simpmu_icount_arm(struct simpmu_cpu *c)
+/*
+ * icount mode: a sampling event started (FORCE 0): fire at its
+ * overflow, or before; or user mode begins (FORCE 1: from the sys_exit
+ * probe): all the time until the next update point will be counted by
+ * a user-mode event, so the prediction is exact from here on.
+ */
+static void simpmu_icount_arm(struct simpmu_cpu *c, bool force)
 {
 	ktime_t when;
 
 	if (!c->ticking || c->in_tick)
 		return;
 	when = ktime_add_ns(ktime_get(), simpmu_icount_next(c));
-	if (ktime_before(when, hrtimer_get_expires(&c->timer)))
+	if (force || ktime_before(when, hrtimer_get_expires(&c->timer)))
 		hrtimer_start(&c->timer, when, HRTIMER_MODE_ABS_PINNED_HARD);
 }
 
@@ -355,13 +360,19 @@ void simpmu_mode_point(int after)
 	local_irq_save(flags);
 	c = this_cpu_ptr(&simpmu_cpus);
 	if (c->used) {
+		bool sampling = false;
+
 		now = simpmu_now();
 		for (i = 0; i < simpmu_counters; i++) {
 			struct perf_event *event = c->ctr[i];
 
-			if (event && !(event->hw.state & PERF_HES_STOPPED))
+			if (event && !(event->hw.state & PERF_HES_STOPPED)) {
 				simpmu_advance(event, now, after);
+				sampling |= is_sampling_event(event);
+			}
 		}
+		if (sampling && after == MODE_USER)
+			simpmu_icount_arm(c, true);
 	}
 	local_irq_restore(flags);
 }
