@@ -19,6 +19,7 @@
 #include <sys/cpc_regset.h>
 #include <sys/cpc_solaris.h>
 #include <sys/cpc_event.h>
+#include <sys/processor.h>	/* as Solaris 10's: processor_bind() */
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,10 +105,12 @@ extern uint_t cpc_npic(cpc_t *cpc);
 extern uint_t cpc_caps(cpc_t *cpc);
 extern const char *cpc_cciname(cpc_t *cpc);
 /*
- * Linux extension: the explanation of the last failure of a call on cpc
- * that has no Solaris subcode (perf_event_paranoid, an event this system
- * cannot count, ...), which the error handler is never given; NULL if
- * none.  Each explanation is returned once.
+ * Linux extension: the explanation (cause and remedy) of the last failure
+ * of a call on cpc that has no Solaris subcode (perf_event_paranoid, an
+ * event this system cannot count, ...), which the error handler is never
+ * given; with cpc NULL, of the last failure of a version 1 call in the
+ * calling thread, which Solaris reports through no error function.  NULL
+ * if none.  Each explanation is returned once.
  */
 extern const char *cpc_linux_errnote(cpc_t *cpc);
 extern const char *cpc_cpuref(cpc_t *cpc);
@@ -155,6 +158,13 @@ extern void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event));
 extern void cpc_walk_attrs(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *attr));
+/*
+ * Linux extension: the event names requests accept beyond those the
+ * walkers above list (the platform's, as on Solaris): libpfm4's names
+ * for this processor and Linux perf's, each once.
+ */
+extern void cpc_linux_walk_events(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event));
 
 extern int cpc_enable(cpc_t *cpc);
 extern int cpc_disable(cpc_t *cpc);

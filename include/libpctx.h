@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#ifndef _LIBCPC_UINT_T_DEFINED
+#if !defined(uint_t) && !defined(_LIBCPC_UINT_T_DEFINED)
 #define _LIBCPC_UINT_T_DEFINED
 typedef unsigned int uint_t;
 #endif

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Solaris base types and small shims needed by <libcpc.h> and by programs
- * written for Solaris libcpc: uint_t, hrtime_t, processorid_t, gethrtime(),
- * _lwp_self(), SIGEMT and EMT_CPCOVF.
+ * written for Solaris libcpc: uint_t, hrtime_t, processorid_t, gethrtime()
+ * (also alone in <sys/cpc_gethrtime.h>), _lwp_self() (also in <sys/lwp.h>),
+ * sigset(), SIGEMT and EMT_CPCOVF.
  *
  * Part of libcpc for Linux.
  */
@@ -10,24 +11,25 @@
 #define _SYS_CPC_SOLARIS_H
 
 #include <sys/types.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/cpc_gethrtime.h>
+#include <sys/lwp.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#ifndef _LIBCPC_UINT_T_DEFINED
+/*
+ * The Solaris types, unless the program has them as macros of its own
+ * (configure scripts that found none on Linux define them so).
+ */
+#if !defined(uint_t) && !defined(_LIBCPC_UINT_T_DEFINED)
 #define _LIBCPC_UINT_T_DEFINED
 typedef unsigned int uint_t;
 #endif
 
-#ifndef _LIBCPC_HRTIME_T_DEFINED
-#define _LIBCPC_HRTIME_T_DEFINED
-/* Signed 64-bit nanoseconds, as on Solaris. */
-typedef long long hrtime_t;
-#endif
-
-#ifndef _LIBCPC_PROCESSORID_T_DEFINED
+#if !defined(processorid_t) && !defined(_LIBCPC_PROCESSORID_T_DEFINED)
 #define _LIBCPC_PROCESSORID_T_DEFINED
 typedef int processorid_t;
 #endif
@@ -54,15 +56,22 @@ typedef int processorid_t;
 #define EMT_CPCOVF 1
 #endif
 
-/* Monotonic high-resolution time in nanoseconds (CLOCK_MONOTONIC). */
-#ifndef gethrtime
-extern hrtime_t gethrtime(void);
+/*
+ * System V sigset(), which libcpc interposes (above) and Solaris declares
+ * in <signal.h>: the C library declares it only for X/Open programs
+ * (_XOPEN_SOURCE >= 500, _GNU_SOURCE).  SIG_HOLD likewise.
+ */
+#ifndef __USE_XOPEN_EXTENDED
+extern __sighandler_t sigset(int __sig, __sighandler_t __disp) __THROW;
+#endif
+#ifndef SIG_HOLD
+#define SIG_HOLD ((__sighandler_t)2)
 #endif
 
-/* The kernel thread id of the caller (Linux gettid()). */
-#ifndef _lwp_self
-extern __id_t _lwp_self(void);
-#endif
+/*
+ * gethrtime() (<sys/cpc_gethrtime.h>; Solaris <sys/time.h>) and
+ * _lwp_self(), the kernel thread id of the caller (<sys/lwp.h>).
+ */
 
 #ifdef __cplusplus
 }

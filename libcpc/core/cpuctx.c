@@ -2,12 +2,38 @@
 /* Processor contexts: see cpuctx.h. */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sched.h>
 #include <string.h>
 
 #include "cpuctx.h"
 #include "cpuinfo.h"
 #include "libcpc.h"
+
+/* The processors taken for system-wide counting in this process. */
+static cpu_set_t claimed;
+static pthread_mutex_t claimed_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int __cpc_cpu_claim(int cpu)
+{
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return -EINVAL;
+	pthread_mutex_lock(&claimed_lock);
+	int taken = CPU_ISSET(cpu, &claimed);
+	if (!taken)
+		CPU_SET(cpu, &claimed);
+	pthread_mutex_unlock(&claimed_lock);
+	return taken ? -EAGAIN : 0;
+}
+
+void __cpc_cpu_unclaim(int cpu)
+{
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return;
+	pthread_mutex_lock(&claimed_lock);
+	CPU_CLR(cpu, &claimed);
+	pthread_mutex_unlock(&claimed_lock);
+}
 
 int __cpc_cpu_open(struct cpc_cpuctx *c, const struct cpc_reqset *set,
     int cpu, int *bad)

@@ -3,7 +3,8 @@
  * Processor contexts: counting everything that runs on one processor
  * (cpc_bind_cpu, and the version 1 cpc_shared_* interfaces), through the
  * backend that serves processors (__cpc_backend_for).  The interface layers
- * keep one context per binding; this module holds no global state.
+ * keep one context per binding; this module keeps only which processors
+ * are taken (__cpc_cpu_claim).
  */
 #ifndef LIBCPC_CPUCTX_H
 #define LIBCPC_CPUCTX_H
@@ -33,6 +34,18 @@ int __cpc_cpu_sample(struct cpc_cpuctx *c, uint64_t *vals, unsigned n,
 
 /* Stops counting; idempotent. */
 void __cpc_cpu_close(struct cpc_cpuctx *c);
+
+/*
+ * Takes processor cpu for system-wide counting: one binding at a time
+ * per processor, whichever interface makes it (cpc_shared_open,
+ * cpc_bind_cpu), as the original's driver allows one open per
+ * processor.  0, -EAGAIN if it is taken, -EINVAL for no such number.
+ * Within this process only: Linux lets other processes count too.
+ */
+int __cpc_cpu_claim(int cpu);
+
+/* Gives processor cpu back. */
+void __cpc_cpu_unclaim(int cpu);
 
 /* May this process count on the processor it runs on?  0 or -errno. */
 int __cpc_cpu_probe(void);

@@ -16,6 +16,7 @@
 #include "cpuinfo.h"
 #include "error.h"
 #include "lwpctx.h"
+#include "policy.h"
 
 /* The calling LWP's binding (struct lwpctx: lwpctx.h). */
 __thread struct lwpctx __cpc_lwp __attribute__((tls_model("initial-exec")));
@@ -373,6 +374,18 @@ int __cpc_lwp_probe(const char **why)
 	return be->probe(&set);
 }
 
+void __cpc_lwp_explain_refusal(char *buf, size_t n, int system)
+{
+	const char *why = NULL;
+	const struct cpc_backend *be = __cpc_backend_for(CPC_SCOPE_LWP, &why);
+
+	/* The module's policy is its own (no perf_event_paranoid). */
+	if (be != NULL && be->kernel_sends_sigemt)
+		__cpc_kmod_explain(buf, n, system);
+	else
+		__cpc_policy_explain(buf, n, system);
+}
+
 const void *__cpc_lwp_owner(void)
 {
 	return __cpc_lwp.bound ? __cpc_lwp.owner : NULL;
@@ -572,7 +585,7 @@ void __cpc_lwp_adopt(const struct cpc_inheritance *in, void *start_pc)
 	int rc = bind_locked(c, &set, bflags, &in->inh, in->owner, &bad, &why);
 	if (rc != 0) {
 		c->member = 0;
-		__cpc_report("bind_event", "new LWP %d could not inherit its "
+		__cpc_note("bind_event", "new LWP %d could not inherit its "
 		    "counter context: %s\n", (int)syscall(SYS_gettid),
 		    why != NULL ? why : strerrordesc_np(-rc));
 		return;

@@ -62,6 +62,14 @@ int __cpc_lwp_bind(const struct cpc_reqset *set, unsigned bflags,
  */
 int __cpc_lwp_probe(const char **why);
 
+/*
+ * Writes into buf the Linux explanation of a bind the chosen backend
+ * refused by policy (EACCES, EPERM): perf_event_paranoid's or the kernel
+ * module's, for a set that counts system mode if system is nonzero.
+ * Async-signal-safe.
+ */
+void __cpc_lwp_explain_refusal(char *buf, size_t n, int system);
+
 /* The owner tag of the calling LWP's binding, or NULL if unbound. */
 const void *__cpc_lwp_owner(void);
 

@@ -11,27 +11,42 @@
 
 #include "cpuinfo.h"
 
-void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
+void __cpc_cpuid_read(struct cpc_cpuid_raw *raw)
 {
-	unsigned a = 0, b = 0, c = 0, d = 0;
+	uint32_t *l[] = { raw->leaf0, raw->leaf1, raw->leafa, raw->ext1 };
+	static const unsigned leaf[] = { 0, 1, 0xa, 0x80000001u };
 
+	memset(raw, 0, sizeof(*raw));
+	for (size_t i = 0; i < 4; i++)
+		if (__get_cpuid(leaf[i], &l[i][0], &l[i][1], &l[i][2],
+			&l[i][3]) == 0)
+			memset(l[i], 0, 4 * sizeof(uint32_t));
+	/* Leaf 0AH only where the highest standard leaf reaches it. */
+	if (raw->leaf0[0] < 0xa)
+		memset(raw->leafa, 0, sizeof(raw->leafa));
+}
+
+void __cpc_cpuinfo_decode(const struct cpc_cpuid_raw *raw,
+    struct cpc_cpuinfo *ci)
+{
 	memset(ci, 0, sizeof(*ci));
-	if (!__get_cpuid(0, &a, &b, &c, &d))
-		return;
-	memcpy(ci->vendor_id, &b, 4);
-	memcpy(ci->vendor_id + 4, &d, 4);
-	memcpy(ci->vendor_id + 8, &c, 4);
+	/* The vendor string is EBX, EDX, ECX. */
+	memcpy(ci->vendor_id, &raw->leaf0[1], 4);
+	memcpy(ci->vendor_id + 4, &raw->leaf0[3], 4);
+	memcpy(ci->vendor_id + 8, &raw->leaf0[2], 4);
 	ci->vendor_id[12] = '\0';
-	if (strcmp(ci->vendor_id, "GenuineIntel") == 0)
+	if (strcmp(ci->vendor_id, "GenuineIntel") == 0) {
 		ci->vendor = CPC_VENDOR_INTEL;
-	else if (strcmp(ci->vendor_id, "AuthenticAMD") == 0 ||
-	    strcmp(ci->vendor_id, "HygonGenuine") == 0)
+	} else if (strcmp(ci->vendor_id, "AuthenticAMD") == 0 ||
+	    strcmp(ci->vendor_id, "HygonGenuine") == 0) {
 		ci->vendor = CPC_VENDOR_AMD;
-	else
+		ci->hygon = ci->vendor_id[0] == 'H';
+	} else {
 		ci->vendor = CPC_VENDOR_OTHER;
-
-	if (!__get_cpuid(1, &a, &b, &c, &d))
+	}
+	if (raw->leaf0[0] < 1)
 		return;
+	uint32_t a = raw->leaf1[0];
 	unsigned family = (a >> 8) & 0xf;
 	unsigned model = (a >> 4) & 0xf;
 	if (family == 0xf)
@@ -40,7 +55,21 @@ void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
 		model |= ((a >> 16) & 0xf) << 4;
 	ci->family = family;
 	ci->model = model;
-	ci->has_mmx = (d >> 23) & 1;
+	ci->has_mmx = (raw->leaf1[3] >> 23) & 1;
+	if (ci->vendor == CPC_VENDOR_INTEL && raw->leaf0[0] >= 0xa) {
+		ci->pmu_version = raw->leafa[0] & 0xff;
+		ci->gp_counters = (raw->leafa[0] >> 8) & 0xff;
+		ci->fixed_counters = raw->leafa[3] & 0x1f;
+	}
+	if (ci->vendor == CPC_VENDOR_AMD)
+		ci->amd_perfctr_core = (raw->ext1[2] >> 23) & 1;
+}
+
+void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci)
+{
+	struct cpc_cpuid_raw raw;
+	__cpc_cpuid_read(&raw);
+	__cpc_cpuinfo_decode(&raw, ci);
 }
 
 static _Atomic uint64_t tsc_khz_cache;

@@ -15,10 +15,32 @@ struct cpc_cpuinfo {
 	unsigned model;		/* display model */
 	int has_mmx;
 	char vendor_id[13];
+	int hygon;		/* HygonGenuine (vendor is CPC_VENDOR_AMD) */
+	/* Intel architectural performance monitoring (CPUID leaf 0AH). */
+	unsigned pmu_version;	/* 0: none */
+	unsigned gp_counters;
+	unsigned fixed_counters;
+	/* AMD: the core performance counter extensions (six counters). */
+	int amd_perfctr_core;
+};
+
+/* The CPUID leaves the description is made of (EAX, EBX, ECX, EDX). */
+struct cpc_cpuid_raw {
+	uint32_t leaf0[4];	/* vendor, highest standard leaf */
+	uint32_t leaf1[4];	/* family, model, features */
+	uint32_t leafa[4];	/* architectural PMU; zeros if absent */
+	uint32_t ext1[4];	/* 8000_0001H; zeros if absent */
 };
 
 /* Fills *ci from CPUID.  Async-signal-safe. */
 void __cpc_cpuinfo_read(struct cpc_cpuinfo *ci);
+
+/* Reads the leaves of the running processor.  Async-signal-safe. */
+void __cpc_cpuid_read(struct cpc_cpuid_raw *raw);
+
+/* Describes the processor of the leaves raw (real or simulated). */
+void __cpc_cpuinfo_decode(const struct cpc_cpuid_raw *raw,
+    struct cpc_cpuinfo *ci);
 
 /* Reads the time-stamp counter. */
 static inline uint64_t __cpc_rdtsc(void)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "libcpc.h"
@@ -52,6 +53,37 @@ void __cpc_vreport_stderr(const char *fn, const char *fmt, va_list ap)
 	len += __cpc_safe_vfmt(line + len, sizeof(line) - len, fmt, ap);
 	write_all(STDERR_FILENO, line, len);
 	errno = saved;
+}
+
+/* Sized for an event name and its explanation. */
+#define NOTE_SIZE 1024
+
+static __thread char note[NOTE_SIZE] __attribute__((tls_model("initial-exec")));
+static __thread char taken[NOTE_SIZE]
+    __attribute__((tls_model("initial-exec")));
+
+void __cpc_note(const char *fn, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	size_t len = __cpc_safe_fmt(note, sizeof(note), "%s: ", fn);
+	va_start(ap, fmt);
+	len += __cpc_safe_vfmt(note + len, sizeof(note) - len, fmt, ap);
+	va_end(ap);
+	/* One line, like the handle's notes: no final newline. */
+	if (len > 0 && note[len - 1] == '\n')
+		note[len - 1] = '\0';
+	errno = saved;
+}
+
+const char *__cpc_take_note(void)
+{
+	if (note[0] == '\0')
+		return NULL;
+	memcpy(taken, note, sizeof(taken));
+	note[0] = '\0';
+	return taken;
 }
 
 int __cpc_fail(int err)

@@ -6,15 +6,16 @@
 #include "libcpc.h"
 #include "error.h"
 #include "lwpctx.h"
-#include "policy.h"
 
 int cpc_access(void)
 {
 	const char *why = NULL;
 	int err = -__cpc_lwp_probe(&why);
 
-	if (why != NULL) {	/* no backend */
-		__cpc_report("access", "%s\n", why);
+	if (why != NULL) {	/* no backend: the Solaris text, why in the note */
+		__cpc_note("access", "%s", why);
+		__cpc_report("access", "CPU performance counters are "
+				     "inaccessible on this machine\n");
 		errno = ENOSYS;
 		return -1;
 	}
@@ -27,12 +28,15 @@ int cpc_access(void)
 		break;
 	case EACCES:
 	case EPERM: {
-		/* Refused by policy: the Solaris text, then cause and remedy. */
-		char why_text[320];
-		__cpc_policy_explain(why_text, sizeof(why_text));
+		/*
+		 * Refused by policy: the Solaris text, once, through the
+		 * error function; the cause and remedy in the note.
+		 */
+		char why_text[400];
+		__cpc_lwp_explain_refusal(why_text, sizeof(why_text), 0);
+		__cpc_note("access", "%s", why_text);
 		__cpc_report("access", "CPU performance counters are "
 				     "inaccessible on this machine\n");
-		__cpc_report("access", "%s\n", why_text);
 		err = ENOSYS;
 		break;
 	}

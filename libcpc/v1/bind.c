@@ -17,7 +17,6 @@
 #include "pes.h"
 #include "v1.h"
 #include "platform_events.h"
-#include "policy.h"
 
 #define FN_BIND "bind_event"
 
@@ -84,16 +83,16 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 	char name[CPC_MAX_EVENT_LEN];
 
 	if (why != NULL) {
-		__cpc_report(FN_BIND, "%s\n", why);
+		__cpc_note(FN_BIND, "%s\n", why);
 		return;
 	}
 	if (err == ENOSPC) {
-		__cpc_report(FN_BIND,
+		__cpc_note(FN_BIND,
 		    "more events than the processor has counters\n");
 		return;
 	}
 	if (bad < 0 || bad > 1) {
-		__cpc_report(FN_BIND, "cannot bind: %s\n", strerrordesc_np(err));
+		__cpc_note(FN_BIND, "cannot bind: %s\n", strerrordesc_np(err));
 		return;
 	}
 	if (__cpc_pes_event_name(ev->ce_cpuver, bad, ev->ce_pes[bad], name,
@@ -101,26 +100,27 @@ static void report_bind_error(const cpc_event_t *ev, int err, int bad,
 		name[0] = '\0';
 	switch (err) {
 	case ENOTSUP:
-		__cpc_report(FN_BIND,
+		__cpc_note(FN_BIND,
 		    "pic%d: event '%s' cannot signal its overflow\n", bad, name);
 		break;
 	case ENOENT:
-		__cpc_report(FN_BIND,
+		__cpc_note(FN_BIND,
 		    "pic%d: event '%s' cannot be counted on this system "
 		    "(no hardware PMU or no such event)\n",
 		    bad, name);
 		break;
 	case EACCES:
-	case EPERM:
-		__cpc_report(FN_BIND,
-		    "pic%d: not permitted to count '%s'%s "
-		    "(kernel.perf_event_paranoid; a lower value, "
-		    "CAP_PERFMON or the libcpc kernel module allows it)\n",
+	case EPERM: {
+		char text[400];
+		__cpc_lwp_explain_refusal(text, sizeof(text),
+		    (ev->ce_pes[bad] & PES_OS) != 0);
+		__cpc_note(FN_BIND, "pic%d: not permitted to count '%s'%s: %s",
 		    bad, name,
-		    (ev->ce_pes[bad] & PES_OS) ? " in system mode" : "");
+		    (ev->ce_pes[bad] & PES_OS) ? " in system mode" : "", text);
 		break;
+	}
 	default:
-		__cpc_report(FN_BIND, "pic%d: cannot count '%s': %s\n", bad,
+		__cpc_note(FN_BIND, "pic%d: cannot count '%s': %s\n", bad,
 		    name, strerrordesc_np(err));
 		break;
 	}
@@ -133,11 +133,11 @@ int __cpc_v1_build_set(const cpc_event_t *ev, int flags,
 	int family = __cpc_platform_family(ev->ce_cpuver);
 
 	if (family == CPC_FAMILY_NONE) {
-		__cpc_report(fn, "unknown cpuver %d\n", ev->ce_cpuver);
+		__cpc_note(fn, "unknown cpuver %d\n", ev->ce_cpuver);
 		return EINVAL;
 	}
 	if (family == CPC_FAMILY_P5) {
-		__cpc_report(fn,
+		__cpc_note(fn,
 		    "Pentium (P5) events cannot be counted on this processor\n");
 		return EINVAL;
 	}
@@ -147,17 +147,17 @@ int __cpc_v1_build_set(const cpc_event_t *ev, int flags,
 		uint32_t pes = ev->ce_pes[i];
 		struct cpc_req *r = &set->req[i];
 		if ((pes & PES_INT) && (pes & PES_OS)) {
-			__cpc_report(fn,
+			__cpc_note(fn,
 			    "pic%d: 'int' cannot be combined with 'sys'\n", i);
 			return EINVAL;
 		}
 		if ((pes & PES_INT) && !(flags & CPC_BIND_EMT_OVF)) {
-			__cpc_report(fn,
+			__cpc_note(fn,
 			    "pic%d: 'int' requires CPC_BIND_EMT_OVF\n", i);
 			return EINVAL;
 		}
 		if (__cpc_pes_evsel(ev->ce_cpuver, pes, &r->sel) != 0) {
-			__cpc_report(fn, "pic%d: invalid event selection "
+			__cpc_note(fn, "pic%d: invalid event selection "
 			    "0x%x\n", i, pes);
 			return EINVAL;
 		}
@@ -195,7 +195,7 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	const char *why = NULL;
 
 	if ((flags & ~(CPC_BIND_LWP_INHERIT | CPC_BIND_EMT_OVF)) != 0) {
-		__cpc_report(FN_BIND, "invalid flags 0x%x\n", (unsigned)flags);
+		__cpc_note(FN_BIND, "invalid flags 0x%x\n", (unsigned)flags);
 		return bind_failed(EINVAL);
 	}
 	int err = __cpc_v1_build_set(ev, flags, &set, FN_BIND);
@@ -204,7 +204,7 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 	if (flags & CPC_BIND_EMT_OVF) {
 		int rc = __cpc_ovf_signal_arm();
 		if (rc != 0) {
-			__cpc_report(FN_BIND, "cannot install the SIGEMT handler\n");
+			__cpc_note(FN_BIND, "cannot install the SIGEMT handler\n");
 			return bind_failed(-rc);
 		}
 	}
@@ -239,11 +239,12 @@ static int bind_v1(const cpc_event_t *ev, int flags, uint64_t tsc_base)
 			 */
 			int probe = __cpc_lwp_probe(NULL);
 			if (probe == -EACCES || probe == -EPERM) {
-				char text[320];
-				__cpc_policy_explain(text, sizeof(text));
-				__cpc_report(FN_BIND, "CPU performance counters "
-				    "are inaccessible on this machine\n");
-				__cpc_report(FN_BIND, "%s\n", text);
+				char text[400];
+				__cpc_lwp_explain_refusal(text, sizeof(text),
+				    0);
+				__cpc_note(FN_BIND, "CPU performance counters "
+				    "are inaccessible on this machine: %s",
+				    text);
 				return __cpc_fail(ENOSYS);
 			}
 			err = EACCES;
@@ -327,7 +328,7 @@ static int toggle_mode(uint32_t bit, int enable)
 	if (sample_v1(&now) != 0)
 		return -1;
 	if (bit == PES_OS && enable && (v1.flags & CPC_BIND_EMT_OVF)) {
-		__cpc_report(bit == PES_OS ? "count_sys_events" : "count_usr_events",
+		__cpc_note(bit == PES_OS ? "count_sys_events" : "count_usr_events",
 		    "system counting cannot be combined with overflow "
 		    "interrupts\n");
 		return __cpc_fail(EINVAL);

@@ -4,12 +4,10 @@
 #include <string.h>
 
 #include "libcpc.h"
-#include "error.h"
 #include "pes.h"
 #include "platform_events.h"
 #include "safefmt.h"
 
-#define FN "eventtostr"
 
 struct strbuf {
 	char buf[2 * CPC_MAX_EVENT_LEN];
@@ -106,13 +104,20 @@ char *cpc_eventtostr(cpc_event_t *event)
 		return strdup(sb.buf);
 	}
 
+	/*
+	 * A word with bit CPC_PES_LINUX_EXT names a Linux event when it
+	 * decodes as one; else it is a PerfEvtSel image whose bit 21 the
+	 * originals ignore (reserved, AnyThread on later processors), and
+	 * so is it here.
+	 */
+	int ext[2];
 	for (int pic = 0; pic < 2; pic++) {
-		if (__cpc_pes_event_name(cpuver, pic, pes[pic], name,
-			sizeof(name)) != 0) {
-			__cpc_report(FN, "pic%d: no such event in this process\n",
-			    pic);
-			return NULL;
-		}
+		ext[pic] = pes_is_ext(pes[pic]) &&
+		    __cpc_pes_event_name(cpuver, pic, pes[pic], name,
+			sizeof(name)) == 0;
+		if (!ext[pic])
+			(void)__cpc_pes_event_name(cpuver, pic,
+			    pes[pic] & ~PES_EXT, name, sizeof(name));
 		__cpc_safe_fmt(piece, sizeof(piece), "%spic%d=%s",
 		    pic ? "," : "", pic, name);
 		add(&sb, piece);
@@ -122,7 +127,7 @@ char *cpc_eventtostr(cpc_event_t *event)
 		CPC_P6_PES_UMASK_SHIFT };
 	for (int m = 0; m < 2; m++)
 		for (int pic = 0; pic < 2; pic++) {
-			if (pes_is_ext(pes[pic]))
+			if (ext[pic])
 				continue;
 			unsigned v = (pes[pic] >> shifts[m]) & 0xff;
 			if (v != 0) {

@@ -72,7 +72,7 @@ static int build_set(const cpc_event_t *ev, struct cpc_reqset *set,
 {
 	for (int i = 0; i < 2; i++)
 		if (ev->ce_pes[i] & PES_INT) {
-			__cpc_report(fn, "pic%d: 'int' is not available for "
+			__cpc_note(fn, "pic%d: 'int' is not available for "
 			    "process contexts\n", i);
 			return EINVAL;
 		}
@@ -92,19 +92,19 @@ static void report_open_error(const char *fn, const cpc_event_t *ev,
 	switch (err) {
 	case ENOENT:
 	case EOPNOTSUPP:
-		__cpc_report(fn, "pic%d: event '%s' cannot be counted on this "
+		__cpc_note(fn, "pic%d: event '%s' cannot be counted on this "
 		    "system (no hardware PMU or no such event)\n", bad, name);
 		break;
 	case EACCES:
 	case EPERM:
-		__cpc_report(fn, "lwp %d: not permitted to count (see "
+		__cpc_note(fn, "lwp %d: not permitted to count (see "
 		    "/proc/sys/kernel/perf_event_paranoid)\n", (int)lwpid);
 		break;
 	case ESRCH:
-		__cpc_report(fn, "lwp %d: no such lwp\n", (int)lwpid);
+		__cpc_note(fn, "lwp %d: no such lwp\n", (int)lwpid);
 		break;
 	default:
-		__cpc_report(fn, "lwp %d: cannot count: %s\n", (int)lwpid,
+		__cpc_note(fn, "lwp %d: cannot count: %s\n", (int)lwpid,
 		    strerrordesc_np(err));
 		break;
 	}
@@ -119,7 +119,7 @@ static int target(const char *fn, pctx_t *pctx, __id_t lwpid, pid_t *tid)
 	if (rc == 0)
 		return 0;
 	if (rc == -ENOTSUP)
-		__cpc_report(fn, "libpctx is not loaded in this process\n");
+		__cpc_note(fn, "libpctx is not loaded in this process\n");
 	return __cpc_fail(-rc);
 }
 
@@ -132,15 +132,15 @@ int cpc_pctx_bind_event(pctx_t *pctx, __id_t lwpid, cpc_event_t *event,
 	pid_t tid;
 	int bad;
 
+	/* No event: a release, with its result (both originals). */
+	if (event == NULL)
+		return cpc_pctx_rele(pctx, lwpid);
 	/* Like cpc_bind_event, a failed bind leaves the LWP unbound. */
 	(void)cpc_pctx_rele(pctx, lwpid);
-	if (event == NULL) {
-		errno = saved;
-		return 0;
-	}
+	errno = saved;
 	/* As illumos: no flag at all, not even CPC_BIND_LWP_INHERIT. */
 	if (flags != 0) {
-		__cpc_report(fn, "invalid flags 0x%x\n", (unsigned)flags);
+		__cpc_note(fn, "invalid flags 0x%x\n", (unsigned)flags);
 		return __cpc_fail(EINVAL);
 	}
 	int err = build_set(event, &set, fn);
@@ -182,6 +182,14 @@ int cpc_pctx_take_sample(pctx_t *pctx, __id_t lwpid, cpc_event_t *event)
 		return __cpc_fail(EINVAL);
 	pthread_mutex_lock(&lock);
 	struct v1_pctx_binding **bp = find(pctx, lwpid);
+	if (bp == NULL) {
+		/* No such LWP: ESRCH, as the originals; else not bound. */
+		pthread_mutex_unlock(&lock);
+		pid_t tid;
+		if (target("pctx_take_sample", pctx, lwpid, &tid) != 0)
+			return -1;
+		return __cpc_fail(EINVAL);
+	}
 	int rc = bp == NULL ? -EINVAL
 	    : (*bp)->invalid ? -EAGAIN
 			     : __cpc_pctx_read(&(*bp)->ctx, vals, 2, &tick);
@@ -207,10 +215,17 @@ int cpc_pctx_rele(pctx_t *pctx, __id_t lwpid)
 	int saved = errno;
 	pthread_mutex_lock(&lock);
 	struct v1_pctx_binding **bp = find(pctx, lwpid);
-	if (bp != NULL)
+	int bound = bp != NULL;
+	if (bound)
 		drop(bp);
 	pthread_mutex_unlock(&lock);
-	/* As on Solaris 8, releasing an unbound LWP is not an error. */
+	/*
+	 * As on Solaris 8, releasing an unbound LWP is not an error; an LWP
+	 * that does not exist is (ESRCH, as both originals).
+	 */
+	pid_t tid;
+	if (!bound && target("pctx_rele", pctx, lwpid, &tid) != 0)
+		return -1;
 	errno = saved;
 	return 0;
 }

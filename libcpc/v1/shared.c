@@ -8,6 +8,14 @@
  * CAP_PERFMON or perf_event_paranoid <= 0.  The descriptor returned names
  * the shared context; unlike Solaris, opening it does not invalidate the
  * per-LWP contexts of other processes.
+ *
+ * As Solaris 8's driver: a processor is opened once at a time (EAGAIN; in
+ * this process, where Solaris refused every other one too), the
+ * descriptor belongs to the processor it was opened on (EAGAIN once the
+ * caller runs elsewhere), and a descriptor that is not one gives EBADF,
+ * or ENOTTY for an open file.  None of these calls speaks through the
+ * error function (cpc_seterrfn); the Linux explanations go to the note
+ * (cpc_linux_errnote(NULL)).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +33,7 @@
 
 struct shared {
 	int fd;			/* -1: free slot */
+	int cpu;		/* the processor it was opened on */
 	int bound;
 	cpc_event_t ev;
 	struct cpc_cpuctx ctx;
@@ -46,20 +55,33 @@ static struct shared *lookup(int fd)
 
 static int bound_processor(void);
 
+/* What the original's ioctl gives for a descriptor that is not one. */
+static int not_shared(int fd)
+{
+	return __cpc_fail(fd < 0 || fcntl(fd, F_GETFD) < 0 ? EBADF : ENOTTY);
+}
+
+/* The descriptor's processor is no longer the caller's: EAGAIN. */
+static int moved(const struct shared *s)
+{
+	return bound_processor() != s->cpu;
+}
+
 int cpc_shared_open(void)
 {
 	int rc = __cpc_cpu_probe();
 	if (rc != 0) {
 		if (rc == -EACCES || rc == -EPERM) {
-			__cpc_report("shared_open", "counting on a processor needs "
+			__cpc_note("shared_open", "counting on a processor needs "
 			    "CAP_PERFMON or perf_event_paranoid <= 0\n");
 			return __cpc_fail(EACCES);
 		}
 		return __cpc_fail(-rc);
 	}
 	/* As on Solaris, the caller binds itself to a processor first. */
-	if (bound_processor() < 0) {
-		__cpc_report("shared_open", "the caller must first be bound to "
+	int cpu = bound_processor();
+	if (cpu < 0) {
+		__cpc_note("shared_open", "the caller must first be bound to "
 		    "one processor (processor_bind)\n");
 		return __cpc_fail(EINVAL);
 	}
@@ -71,12 +93,18 @@ int cpc_shared_open(void)
 	for (int i = 0; i < SHARED_MAX && s == NULL; i++)
 		if (shared[i].fd < 0)
 			s = &shared[i];
-	if (s != NULL) {
+	/* One open per processor, with cpc_bind_cpu's bindings too. */
+	int busy = s != NULL && __cpc_cpu_claim(cpu) != 0;
+	if (s != NULL && !busy) {
 		memset(s, 0, sizeof(*s));
 		s->fd = fd;
+		s->cpu = cpu;
 	}
 	pthread_mutex_unlock(&shared_lock);
-	if (s == NULL) {
+	if (s == NULL || busy) {
+		if (busy)
+			__cpc_note("shared_open", "processor %d is already "
+			    "open for system-wide counting\n", cpu);
 		close(fd);
 		return __cpc_fail(EAGAIN);
 	}
@@ -110,19 +138,22 @@ int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 	int bad;
 	struct shared *s = lookup(fd);
 
-	if (s == NULL)
-		return __cpc_fail(EINVAL);
+	/* As Solaris 8: no event releases, whatever the descriptor. */
 	if (event == NULL) {
-		release(s);
+		if (s != NULL)
+			release(s);
 		return 0;
 	}
 	if (flags != 0)
 		return __cpc_fail(EINVAL);
-	int cpu = bound_processor();
-	if (cpu < 0) {
-		__cpc_report("shared_bind_event", "the caller must first be bound "
-		    "to one processor (processor_bind, sched_setaffinity)\n");
-		return __cpc_fail(EINVAL);
+	if (s == NULL)
+		return not_shared(fd);
+	int cpu = s->cpu;
+	if (moved(s)) {
+		__cpc_note("shared_bind_event", "the caller no longer runs "
+		    "only on processor %d, which the descriptor was opened "
+		    "on\n", cpu);
+		return __cpc_fail(EAGAIN);
 	}
 	int err = __cpc_v1_build_set(event, 0, &set, "shared_bind_event");
 	if (err != 0)
@@ -131,7 +162,7 @@ int cpc_shared_bind_event(int fd, cpc_event_t *event, int flags)
 	int rc = __cpc_cpu_open(&s->ctx, &set, cpu, &bad);
 	if (rc != 0) {
 		if (rc == -ENOENT || rc == -EOPNOTSUPP) {
-			__cpc_report("shared_bind_event", "pic%d: event cannot be "
+			__cpc_note("shared_bind_event", "pic%d: event cannot be "
 			    "counted on this system\n", bad < 0 ? 0 : bad);
 			return __cpc_fail(EINVAL);
 		}
@@ -147,8 +178,12 @@ int cpc_shared_take_sample(int fd, cpc_event_t *event)
 	uint64_t vals[2], tick;
 	struct shared *s = lookup(fd);
 
-	if (s == NULL || event == NULL || !s->bound)
+	if (s == NULL)
+		return not_shared(fd);
+	if (event == NULL || !s->bound)
 		return __cpc_fail(EINVAL);
+	if (moved(s))
+		return __cpc_fail(EAGAIN);
 	int rc = __cpc_cpu_sample(&s->ctx, vals, 2, &tick);
 	if (rc != 0)
 		return __cpc_fail(-rc);
@@ -163,7 +198,9 @@ int cpc_shared_take_sample(int fd, cpc_event_t *event)
 int cpc_shared_rele(int fd)
 {
 	struct shared *s = lookup(fd);
-	if (s == NULL || !s->bound)
+	if (s == NULL)
+		return not_shared(fd);
+	if (!s->bound)
 		return __cpc_fail(EINVAL);
 	release(s);
 	return 0;
@@ -175,6 +212,7 @@ void cpc_shared_close(int fd)
 	struct shared *s = lookup(fd);
 	if (s != NULL) {
 		release(s);
+		__cpc_cpu_unclaim(s->cpu);
 		s->fd = -1;
 		close(fd);
 	}

@@ -88,13 +88,23 @@ static int p6_only_key(const char *key)
 	return 0;
 }
 
+/*
+ * Sets the event of counter pic.  As the originals, a code is ORed into
+ * the control word, also when the counter had one (the repetition is
+ * reported after); an extended word (a Linux name) replaces.
+ */
 static int set_event(struct parse *ps, int pic, const char *name)
 {
-	if (__cpc_pes_resolve(ps->cpuver, pic, name, &ps->event[pic]) != 0) {
+	uint32_t code;
+	if (__cpc_pes_resolve(ps->cpuver, pic, name, &code) != 0) {
 		__cpc_report(FN, "%s%d cannot measure '%s' on this cpu\n",
 		    ps->p5 ? "CTR" : "PerfCtr", pic, name);
 		return -1;
 	}
+	if (ps->have[pic] && !pes_is_ext(code) && !pes_is_ext(ps->event[pic]))
+		ps->event[pic] |= code;
+	else
+		ps->event[pic] = code;
 	ps->have[pic] = 1;
 	return 0;
 }
@@ -153,10 +163,11 @@ static int parse_token(struct parse *ps, char *tok)
 			__cpc_report(FN, "bad '%s' value\n", key);
 			return -1;
 		}
+		/* ORed in, as the originals: a repeated mask adds bits. */
 		if (key[0] == 'u')
-			ps->umask[pic] = v;
+			ps->umask[pic] |= v;
 		else
-			ps->cmask[pic] = v;
+			ps->cmask[pic] |= v;
 		return 0;
 	}
 
@@ -193,8 +204,11 @@ static int parse_token(struct parse *ps, char *tok)
 	return -1;
 }
 
-/* Builds the control words; -1 if a mask was given to a named extended event. */
-static int compose(struct parse *ps, cpc_event_t *ev)
+/*
+ * Builds the control words; -1 if a mask was given to a named extended
+ * event (then, as after any failure, partial says to build what can be).
+ */
+static int compose(struct parse *ps, cpc_event_t *ev, int partial)
 {
 	if (ps->p5) {
 		ev->ce_cesr = ps->cesr |
@@ -207,7 +221,8 @@ static int compose(struct parse *ps, cpc_event_t *ev)
 	}
 	for (int pic = 0; pic < 2; pic++) {
 		if (pes_is_ext(ps->event[pic])) {
-			if (ps->umask[pic] != 0 || ps->cmask[pic] != 0) {
+			if (!partial &&
+			    (ps->umask[pic] != 0 || ps->cmask[pic] != 0)) {
 				__cpc_report(FN,
 				    "'%cmask%d' cannot be used with a named "
 				    "Linux event\n",
@@ -271,14 +286,22 @@ static int parse_spec(int cpuver, const char *spec, cpc_event_t *event)
 		__cpc_report(FN, "two events must be specified\n");
 		errors++;
 	}
-	if (errors != 0)
+	/*
+	 * As the originals, which parse into the event itself: after an
+	 * error it holds what was parsed before it (the default flags, the
+	 * tokens up to the bad one).
+	 */
+	if (errors != 0) {
+		(void)compose(&ps, event, 1);
 		return errors;
-
+	}
 	cpc_event_t ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.ce_cpuver = cpuver;
-	if (compose(&ps, &ev) != 0)
+	if (compose(&ps, &ev, 0) != 0) {
+		(void)compose(&ps, event, 1);
 		return 1;
+	}
 	*event = ev;
 	return 0;
 }

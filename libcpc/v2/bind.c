@@ -75,10 +75,27 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	v2_compile(set, &rs);
 	int rc = __cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
 	if (rc != 0) {
-		if (why != NULL)
+		if (why != NULL) {
 			v2_note(cpc, FN_BIND, why);
-		else
+		} else if (-rc == EACCES || -rc == EPERM) {
+			/*
+			 * Refused by policy (system mode, say): as the
+			 * original's kernel refuses what needs a privilege,
+			 * with the Linux cause and remedy in the note.
+			 */
+			char text[400];
+			int sys = 0;
+			for (const struct v2_req *r = set->reqs; r != NULL;
+			     r = r->next)
+				sys |= (r->req.flags & CPC_COUNT_SYSTEM) != 0;
+			__cpc_lwp_explain_refusal(text, sizeof(text), sys);
+			if (cpc != NULL)
+				v2_keep_note(cpc, text);
+			v2_report(cpc, FN_BIND, CPC_ATTR_REQUIRES_PRIVILEGE);
+			return __cpc_fail(EACCES);
+		} else {
 			v2_report(cpc, FN_BIND, backend_subcode(-rc));
+		}
 		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
 	set->state = V2_BOUND_LWP;
@@ -86,13 +103,54 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	return 0;
 }
 
-/* Problems found when the requests were added. */
+/* The counter a request names with its picnum attribute, or -1. */
+static long req_picnum(const struct v2_req *r)
+{
+	long pic = -1;
+	for (int i = 0; i < r->nattrs; i++)
+		if (strcmp(r->attrs[i].ca_name, "picnum") == 0)
+			pic = (long)r->attrs[i].ca_val;
+	return pic;
+}
+
+/*
+ * The checks of the original's kernel, in its order: first the set as a
+ * whole and each request in index order (kcpc_verify_set: more requests
+ * than counters, and a counter named twice, are refused with no
+ * description; unknown request flags with CPC_REQ_INVALID_FLAGS), then
+ * the requests' attributes (the PCBE's configuration, also in index
+ * order), which were resolved when the requests were added.
+ */
 int v2_check_reqs(cpc_t *cpc, const cpc_set_t *set, const char *fn)
 {
+	const struct v2_req *byidx[CPC_MAX_REQS] = { NULL };
+	uint64_t named = 0;
+
+	if (set->nreqs > CPC_MAX_REQS ||
+	    (cpc != NULL && (uint_t)set->nreqs > cpc->npic))
+		return __cpc_fail(EINVAL);
 	for (const struct v2_req *r = set->reqs; r != NULL; r = r->next)
-		if (r->bind_subcode > 0) {
+		if (r->index >= 0 && r->index < set->nreqs)
+			byidx[r->index] = r;
+	for (int i = 0; i < set->nreqs; i++) {
+		const struct v2_req *r = byidx[i];
+		if (r == NULL)
+			return __cpc_fail(EINVAL);
+		long pic = req_picnum(r);
+		if (pic >= 0 && pic < 64) {
+			if (named & (UINT64_C(1) << pic))
+				return __cpc_fail(EINVAL);
+			named |= UINT64_C(1) << pic;
+		}
+		if (r->bind_subcode == CPC_REQ_INVALID_FLAGS) {
 			v2_report(cpc, fn, r->bind_subcode);
 			return __cpc_fail(r->bind_errno);
+		}
+	}
+	for (int i = 0; i < set->nreqs; i++)
+		if (byidx[i]->bind_subcode > 0) {
+			v2_report(cpc, fn, byidx[i]->bind_subcode);
+			return __cpc_fail(byidx[i]->bind_errno);
 		}
 	return 0;
 }

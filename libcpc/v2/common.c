@@ -64,23 +64,25 @@ void v2_report(cpc_t *cpc, const char *fn, int subcode)
 	report_text(cpc, fn, subcode, subcode_text[subcode]);
 }
 
+void v2_keep_note(cpc_t *cpc, const char *msg)
+{
+	size_t n = strlen(msg);
+	if (n > sizeof(cpc->note) - 1)
+		n = sizeof(cpc->note) - 1;
+	memcpy(cpc->note, msg, n);
+	cpc->note[n] = '\0';
+}
+
 void v2_note(cpc_t *cpc, const char *fn, const char *msg)
 {
 	/*
-	 * Subcode -1 (no description) never reaches an application's
-	 * handler, as with illumos's cpc_err(); without one, the note goes
-	 * to stderr.
+	 * Subcode -1 (no description): illumos's cpc_err() reports nothing,
+	 * through the application's handler or its default printer alike;
+	 * the Linux explanation waits in the note (cpc_linux_errnote).
 	 */
-	if (cpc != NULL) {
-		size_t n = strlen(msg);
-		if (n > sizeof(cpc->note) - 1)
-			n = sizeof(cpc->note) - 1;
-		memcpy(cpc->note, msg, n);
-		cpc->note[n] = '\0';
-		if (cpc->errfn != NULL)
-			return;
-	}
-	report_text(cpc, fn, -1, msg);
+	(void)fn;
+	if (cpc != NULL)
+		v2_keep_note(cpc, msg);
 }
 
 void v2_lock(cpc_t *cpc, sigset_t *saved)

@@ -4,7 +4,8 @@
  * which processor, bound by which LWP, and the affinity that LWP had
  * before its first binding.  The last unbind of an LWP's bindings
  * restores that affinity whatever the order; an earlier one pins the LWP
- * to the processor of its latest remaining binding.
+ * to the processor of its latest remaining binding.  The processor is
+ * taken from cpc_shared_open's descriptors as well (__cpc_cpu_claim).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cpuctx.h"
 #include "v2.h"
 
 #define MAX_CPU_BINDINGS 256
@@ -70,6 +72,7 @@ void v2_cpu_forget(const cpc_set_t *set)
 			(void)sched_setaffinity(b->tid, sizeof(b->original),
 			    &b->original);
 		}
+		__cpc_cpu_unclaim(b->cpu);
 		b->set = NULL;
 	}
 	pthread_mutex_unlock(&bindings_lock);
@@ -89,6 +92,8 @@ int v2_cpu_claim(const cpc_set_t *set, int cpu)
 	}
 	if (rc == 0 && slot == NULL)
 		rc = -EAGAIN;
+	/* Also against cpc_shared_open's processors. */
+	int claimed = rc == 0 && (rc = __cpc_cpu_claim(cpu)) == 0;
 	if (rc == 0) {
 		if (prev != NULL)
 			slot->original = prev->original;
@@ -108,6 +113,8 @@ int v2_cpu_claim(const cpc_set_t *set, int cpu)
 		slot->tid = tid;
 		slot->cpu = cpu;
 		slot->seq = ++binding_seq;
+	} else if (claimed) {
+		__cpc_cpu_unclaim(cpu);
 	}
 	pthread_mutex_unlock(&bindings_lock);
 	return rc;

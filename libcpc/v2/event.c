@@ -94,38 +94,28 @@ int v2_event_on_pic(cpc_t *cpc, const char *event, uint_t picno)
 	    v2_resolve(cpc, event, (int)picno, &r, &plain) == 0;
 }
 
-static const char *const common_attrs[] = { "edge", "pc", "inv", "int",
-	"noedge", "umask", "cmask" };
-
 int v2_known_attr(cpc_t *cpc, const char *name)
 {
-	struct cpc_cpuinfo ci;
 	if (name == NULL || *name == '\0')
 		return 0;
 	if (strcmp(name, "picnum") == 0)
 		return 1;
-	for (size_t i = 0; i < sizeof(common_attrs) / sizeof(common_attrs[0]);
-	     i++)
-		if (strcmp(name, common_attrs[i]) == 0)
+	for (const char *const *a = cpc->id.attrs; a != NULL && *a != NULL;
+	     a++)
+		if (strcmp(name, *a) == 0)
 			return 1;
-	(void)cpc;
-	__cpc_cpuinfo_read(&ci);
-	return ci.vendor == CPC_VENDOR_INTEL && strcmp(name, "anythr") == 0;
+	return 0;
 }
 
+/* The back end's attributes, then "picnum", which the kernel appends. */
 void cpc_walk_attrs(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *attr))
 {
-	struct cpc_cpuinfo ci;
-	if (action == NULL)
+	if (cpc == NULL || action == NULL)
 		return;
-	(void)cpc;
-	for (size_t i = 0; i < sizeof(common_attrs) / sizeof(common_attrs[0]);
-	     i++)
-		action(arg, common_attrs[i]);
-	__cpc_cpuinfo_read(&ci);
-	if (ci.vendor == CPC_VENDOR_INTEL)
-		action(arg, "anythr");
+	for (const char *const *a = cpc->id.attrs; a != NULL && *a != NULL;
+	     a++)
+		action(arg, *a);
 	action(arg, "picnum");
 }
 

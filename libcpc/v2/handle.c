@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpuinfo.h"
 #include "error.h"
 #include "lwpctx.h"
 #include "native_events.h"
@@ -54,8 +55,14 @@ cpc_t *cpc_open(int ver)
 	}
 	pthread_mutex_init(&cpc->lock, NULL);
 	cpc->cpuver = cpc_getcpuver();
-	cpc->npic = count_pics();
-	cpc->caps = CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE;
+	/* What the original's back end reports for this processor. */
+	struct cpc_cpuinfo ci;
+	__cpc_cpuinfo_read(&ci);
+	__cpc_identity(&ci, &cpc->id);
+	cpc->npic = cpc->id.npic != 0 ? cpc->id.npic : count_pics();
+	if (cpc->npic > CPC_MAX_REQS)
+		cpc->npic = CPC_MAX_REQS;
+	cpc->caps = cpc->id.caps;
 	return cpc;
 }
 
@@ -87,7 +94,9 @@ uint_t cpc_caps(cpc_t *cpc)
 const char *cpc_linux_errnote(cpc_t *cpc)
 {
 	static _Thread_local char last[sizeof(((cpc_t *)0)->note)];
-	if (cpc == NULL || cpc->note[0] == '\0')
+	if (cpc == NULL)	/* the calling thread's version 1 note */
+		return __cpc_take_note();
+	if (cpc->note[0] == '\0')
 		return NULL;
 	memcpy(last, cpc->note, sizeof(last));
 	cpc->note[0] = '\0';
@@ -96,12 +105,12 @@ const char *cpc_linux_errnote(cpc_t *cpc)
 
 const char *cpc_cciname(cpc_t *cpc)
 {
-	return cpc_getcciname(cpc != NULL ? cpc->cpuver : cpc_getcpuver());
+	return cpc != NULL ? cpc->id.cciname : NULL;
 }
 
 const char *cpc_cpuref(cpc_t *cpc)
 {
-	return cpc_getcpuref(cpc != NULL ? cpc->cpuver : cpc_getcpuver());
+	return cpc != NULL ? cpc->id.cpuref : NULL;
 }
 
 int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn)

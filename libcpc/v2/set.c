@@ -98,25 +98,38 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 		errno = EINVAL;
 		return -1;
 	}
+	/*
+	 * In the original's order: the event (valid on some counter), then
+	 * each attribute in turn (its name; a picnum's counter, and whether
+	 * the event is valid there).
+	 */
+	int sub = v2_resolve(cpc, event, -1, &req, &plain);
+	if (sub != 0)
+		return add_fail(cpc, CPC_INVALID_EVENT);
+	for (uint_t i = 0; i < nattrs; i++) {
+		if (attrs[i].ca_name == NULL || attrs[i].ca_name[0] == '\0' ||
+		    !v2_known_attr(cpc, attrs[i].ca_name))
+			return add_fail(cpc, CPC_INVALID_ATTRIBUTE);
+		if (strcmp(attrs[i].ca_name, "picnum") == 0) {
+			if (attrs[i].ca_val >= cpc->npic)
+				return add_fail(cpc, CPC_INVALID_PICNUM);
+			if (!v2_event_on_pic(cpc, event,
+				(uint_t)attrs[i].ca_val))
+				return add_fail(cpc, CPC_PIC_NOT_CAPABLE);
+			picno = (int)attrs[i].ca_val;
+		}
+	}
+	if (picno >= 0) {
+		sub = v2_resolve(cpc, event, picno, &req, &plain);
+		if (sub != 0)
+			return add_fail(cpc, sub);
+	}
+	/* More than a set can hold: no counter would be free at bind. */
 	if (set->nreqs >= CPC_MAX_REQS) {
 		v2_report(cpc, FN_ADD, CPC_RESOURCE_UNAVAIL);
 		errno = EINVAL;
 		return -1;
 	}
-	for (uint_t i = 0; i < nattrs; i++) {
-		if (attrs[i].ca_name == NULL || !v2_known_attr(cpc, attrs[i].ca_name))
-			return add_fail(cpc, CPC_INVALID_ATTRIBUTE);
-		if (strcmp(attrs[i].ca_name, "picnum") == 0) {
-			if (attrs[i].ca_val >= cpc->npic)
-				return add_fail(cpc, CPC_INVALID_PICNUM);
-			picno = (int)attrs[i].ca_val;
-		}
-	}
-	int sub = v2_resolve(cpc, event, picno, &req, &plain);
-	if (sub == CPC_PIC_NOT_CAPABLE && picno < 0)
-		sub = CPC_INVALID_EVENT;
-	if (sub != 0)
-		return add_fail(cpc, sub);
 
 	struct v2_req *r = calloc(1, sizeof(*r));
 	if (r == NULL) {

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "libcpc.h"
+#include "identity.h"
 #include "reqset.h"
 
 struct cpc_cpuctx;
@@ -58,6 +59,7 @@ struct __cpc {
 	int cpuver;
 	uint_t npic;
 	uint_t caps;
+	struct cpc_identity id;	/* cciname, cpuref, attributes */
 	char note[CPC_MAX_EVENT_LEN + 128];	/* cpc_linux_errnote */
 };
 
@@ -102,11 +104,15 @@ void v2_cpu_forget(const cpc_set_t *set);
 void v2_report(cpc_t *cpc, const char *fn, int subcode);
 
 /*
- * Reports a Linux-specific problem (a message without a final newline)
- * on stderr, unless the handle has an error handler: that one is never
- * called with subcode -1, as on Solaris.
+ * Records a Linux-specific problem (a message without a final newline)
+ * that has no Solaris subcode: as on Solaris nothing is reported, neither
+ * through the handle's error handler nor on stderr; the message is the
+ * handle's note (cpc_linux_errnote).
  */
 void v2_note(cpc_t *cpc, const char *fn, const char *msg);
+
+/* Keeps msg as the handle's note (cpc_linux_errnote), printing nothing. */
+void v2_keep_note(cpc_t *cpc, const char *msg);
 
 /* 1 if set belongs to cpc (takes the lock). */
 int v2_owns_set(cpc_t *cpc, const cpc_set_t *set);

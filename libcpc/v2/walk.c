@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The event walkers of the current interfaces: every event name of the
- * platform per counter and overall, generic (PAPI_*) names apart.
+ * The event walkers of the current interfaces, as the original's: the
+ * back end's names per counter (platform names, and apart the generic
+ * PAPI_* names), and overall each distinct name once, in the reverse
+ * order of first appearance (counter 0's list first), as illumos's
+ * libcpc collects them.  Linux perf and libpfm4 names, which requests
+ * also accept, are listed only by the Linux extension
+ * cpc_linux_walk_events, except where the processor has no back end of
+ * the original's and perf's names are the platform's.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "generic_events.h"
@@ -12,74 +19,115 @@
 #include "platform_events.h"
 #include "v2.h"
 
-struct pic_walk {
+typedef void(name_fn)(void *arg, const char *name);
+
+struct relay {
 	void *arg;
-	uint_t picno;
-	void (*pic_action)(void *arg, uint_t picno, const char *event);
-	void (*all_action)(void *arg, const char *event);
+	name_fn *fn;
 };
 
-static void emit(struct pic_walk *w, const char *name)
+static void relay_platform(void *arg, int regno, const char *name,
+    uint8_t bits)
 {
-	if (w->pic_action != NULL)
-		w->pic_action(w->arg, w->picno, name);
-	else
-		w->all_action(w->arg, name);
-}
-
-static void emit_platform(void *arg, int regno, const char *name, uint8_t bits)
-{
+	struct relay *r = arg;
 	(void)regno, (void)bits;
-	emit(arg, name);
+	r->fn(r->arg, name);
 }
 
-static void emit_name(void *arg, const char *name)
+/* The platform (non-generic) names of counter picno, in list order. */
+static void platform_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 {
-	emit(arg, name);
-}
+	struct relay r = { arg, fn };
+	int family = __cpc_platform_family(cpc->cpuver);
 
-/* The platform names of one counter (picno >= 0) or of all, each once. */
-static void walk_platform(cpc_t *cpc, struct pic_walk *w, int picno)
-{
-	if (picno >= 0) {
-		int regno = picno;
-		if (__cpc_platform_family(cpc->cpuver) != CPC_FAMILY_P6 || regno > 1)
-			regno = 0;
-		__cpc_platform_walk(cpc->cpuver, regno, w, emit_platform);
+	if (family == CPC_FAMILY_PERF) {	/* no back end: perf's names */
+		__cpc_perf_name_walk(arg, fn);
 		return;
 	}
-	__cpc_platform_walk(cpc->cpuver, 0, w, emit_platform);
-	/* The P6 names valid only on counter 1, once. */
-	if (__cpc_platform_family(cpc->cpuver) == CPC_FAMILY_P6) {
+	/* P6 lists differ on counters 0 and 1; the others count all. */
+	int regno = family == CPC_FAMILY_P6 && picno <= 1 ? (int)picno : 0;
+	__cpc_platform_walk(cpc->cpuver, regno, &r, relay_platform);
+	/* P6 names valid only on counter 1 are the other counters' too. */
+	if (family == CPC_FAMILY_P6 && picno > 1) {
 		static const char *const pic1_only[] = { "fp_assist", "mul",
 			"div" };
 		for (size_t i = 0; i < 3; i++)
-			emit(w, pic1_only[i]);
+			fn(arg, pic1_only[i]);
 	}
 }
 
-static void walk_events(cpc_t *cpc, struct pic_walk *w, int picno)
+/* The generic names of counter picno (every counter counts them). */
+static void generic_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 {
-	walk_platform(cpc, w, picno);
-	__cpc_native_walk(w, emit_name);
-	__cpc_perf_name_walk(w, emit_name);
+	(void)cpc, (void)picno;
+	__cpc_generic_walk(arg, fn);
+}
+
+/* Distinct names, in order of first appearance. */
+struct collect {
+	const char **names;
+	size_t n, cap;
+	int failed;
+};
+
+static void collect_name(void *arg, const char *name)
+{
+	struct collect *c = arg;
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->names[i], name) == 0)
+			return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		const char **p = realloc(c->names, cap * sizeof(*p));
+		if (p == NULL) {
+			c->failed = 1;
+			return;
+		}
+		c->names = p;
+		c->cap = cap;
+	}
+	c->names[c->n++] = name;
+}
+
+static void walk_all(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event),
+    void (*names)(cpc_t *, uint_t, void *, name_fn *))
+{
+	struct collect c = { NULL, 0, 0, 0 };
+	if (cpc == NULL || action == NULL)
+		return;
+	for (uint_t pic = 0; pic < cpc->npic; pic++)
+		names(cpc, pic, &c, collect_name);
+	/* Nothing when memory ran out, as the original. */
+	if (!c.failed)
+		for (size_t i = c.n; i-- > 0;)
+			action(arg, c.names[i]);
+	free(c.names);
 }
 
 void cpc_walk_events_all(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *event))
 {
-	struct pic_walk w = { arg, 0, NULL, action };
-	if (cpc == NULL || action == NULL)
-		return;
-	walk_events(cpc, &w, -1);
+	walk_all(cpc, arg, action, platform_names);
 }
 
 void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *event))
 {
-	if (cpc == NULL || action == NULL)
-		return;
-	__cpc_generic_walk(arg, action);
+	walk_all(cpc, arg, action, generic_names);
+}
+
+/* One counter's names, to an action that takes the counter too. */
+struct pic_relay {
+	void *arg;
+	uint_t picno;
+	void (*action)(void *arg, uint_t picno, const char *event);
+};
+
+static void relay_pic(void *arg, const char *name)
+{
+	struct pic_relay *r = arg;
+	r->action(r->arg, r->picno, name);
 }
 
 /* May a walk of counter picno go on?  EINVAL for a counter too many. */
@@ -97,15 +145,33 @@ static int pic_walk_ok(cpc_t *cpc, uint_t picno, int have_action)
 void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event))
 {
-	struct pic_walk w = { arg, picno, action, NULL };
+	struct pic_relay r = { arg, picno, action };
 	if (pic_walk_ok(cpc, picno, action != NULL))
-		walk_events(cpc, &w, (int)picno);
+		platform_names(cpc, picno, &r, relay_pic);
 }
 
 void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
     void (*action)(void *arg, uint_t picno, const char *event))
 {
-	struct pic_walk w = { arg, picno, action, NULL };
+	struct pic_relay r = { arg, picno, action };
 	if (pic_walk_ok(cpc, picno, action != NULL))
-		__cpc_generic_walk(&w, emit_name);
+		generic_names(cpc, picno, &r, relay_pic);
+}
+
+/*
+ * Linux extension: the names requests accept beyond the back end's, each
+ * once: libpfm4's for this processor, then Linux perf's.
+ */
+void cpc_linux_walk_events(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event))
+{
+	struct collect c = { NULL, 0, 0, 0 };
+	if (cpc == NULL || action == NULL)
+		return;
+	__cpc_native_walk(&c, collect_name);
+	__cpc_perf_name_walk(&c, collect_name);
+	if (!c.failed)
+		for (size_t i = 0; i < c.n; i++)
+			action(arg, c.names[i]);
+	free(c.names);
 }

@@ -73,7 +73,7 @@ SRC
 $CC $inc -D_GNU_SOURCE -std=c11 -Wall -Wextra -Werror -c "$tmp/regs.c" -o "$tmp/r.o"
 $CC $inc -Wall -Wextra -Werror -c "$tmp/noregs.c" -o "$tmp/r.o"
 for f in libcpc.h libcpc_group.h libpctx.h sys/cpc_event.h sys/cpc_impl.h sys/cpc_solaris.h sys/cpc_regset.h \
-    sys/processor.h sys/procset.h sys/pset.h; do
+    sys/processor.h sys/procset.h sys/pset.h sys/cpc_gethrtime.h sys/lwp.h; do
 	printf '#include <%s>\n#include <%s>\nint x;\n' "$f" "$f" > "$tmp/alone.c"
 	$CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/alone.c" -o "$tmp/a.o"
 done
@@ -83,6 +83,64 @@ $CC $inc -std=gnu89 -Wall -Wextra -Werror -c "$tmp/t.c" -o "$tmp/t.o"
 $CC $inc -std=c11 -Wall -Wextra -Werror -pedantic -c "$tmp/hrtime.c" -o "$tmp/h.o"
 $CC $inc -std=gnu11 -Wall -Wextra -Werror -c "$tmp/posix.c" -o "$tmp/p.o"
 $CC $inc -std=gnu89 -Wall -Wextra -Werror -c "$tmp/posix.c" -o "$tmp/p.o"
+
+# Solaris programs the headers must not break (issue 21).
+nofn="-Wall -Wextra -Werror -Werror=implicit-function-declaration"
+# uperf: its configure found no hrtime_t on Linux and made it a macro.
+cat > "$tmp/macros.c" <<'SRC'
+#include <stdint.h>
+#define hrtime_t uint64_t
+#define uint_t unsigned int
+#define processorid_t int
+#include <libcpc.h>
+hrtime_t now(void) { return gethrtime(); }
+uint_t npic(void) { return cpc_getnpic(cpc_getcpuver()); }
+SRC
+# Solaris 10's <libcpc.h> brings <sys/processor.h>.
+cat > "$tmp/pbind.c" <<'SRC'
+#include <libcpc.h>
+int pin(processorid_t cpu)
+{
+	processorid_t old;
+	if (processor_bind(P_LWPID, P_MYID, cpu, &old) != 0)
+		return -1;
+	return processor_bind(P_LWPID, P_MYID, PBIND_NONE, NULL);
+}
+SRC
+# sigset, interposed by libcpc, declared in every mode (illumos's cputrack).
+cat > "$tmp/sigset.c" <<'SRC'
+#include <libcpc.h>
+static void intr(int sig) { (void)sig; }
+int hold(void)
+{
+	return sigset(SIGINT, intr) == SIG_ERR || sigset(SIGEMT, SIG_HOLD) == SIG_ERR;
+}
+SRC
+# _lwp_self in <sys/lwp.h>, as Solaris declares it; nothing of libcpc else.
+cat > "$tmp/lwp.c" <<'SRC'
+#include <sys/lwp.h>
+long me(void) { return (long)_lwp_self(); }
+SRC
+# gethrtime in <sys/time.h> through the overlay (libcpc-solaris.pc), the
+# C library's <sys/time.h> still whole; a 64-bit value, not an int.
+cat > "$tmp/hrt.c" <<'SRC'
+#include <sys/time.h>
+_Static_assert(sizeof(gethrtime()) == 8, "64 bits");
+long long since(struct timeval *tv)
+{
+	gettimeofday(tv, 0);
+	return (long long)gethrtime() + (long long)tv->tv_sec;
+}
+SRC
+for std in c11 gnu11 gnu89; do
+	$CC $inc -std=$std $nofn -c "$tmp/macros.c" -o "$tmp/m.o"
+	$CC $inc -std=$std $nofn -c "$tmp/pbind.c" -o "$tmp/m.o"
+	$CC $inc -std=$std $nofn -Wno-deprecated-declarations -c "$tmp/sigset.c" -o "$tmp/m.o"
+	$CC $inc -std=$std $nofn -pedantic -c "$tmp/lwp.c" -o "$tmp/m.o"
+done
+$CC $inc -isystem "$top_srcdir/include/solaris" -std=c11 $nofn -c "$tmp/hrt.c" -o "$tmp/m.o"
+$CC $inc -isystem "$top_srcdir/include/solaris" -std=gnu11 $nofn -c "$tmp/hrt.c" -o "$tmp/m.o"
+
 if command -v "$CXX" >/dev/null 2>&1; then
 	cp "$tmp/t.c" "$tmp/t.cc"
 	cp "$tmp/posix.c" "$tmp/posix.cc"

@@ -74,7 +74,7 @@ START_TEST(open_and_describe)
 	ck_assert_uint_ge(cpc_npic(cpc), 2);
 	ck_assert_uint_le(cpc_npic(cpc), 16);
 	ck_assert_uint_ne(cpc_caps(cpc) & CPC_CAP_OVERFLOW_INTERRUPT, 0);
-	ck_assert_str_eq(cpc_cciname(cpc), cpc_getcciname(cpc_getcpuver()));
+	ck_assert_ptr_nonnull(cpc_cciname(cpc));	/* test_identity.c */
 	ck_assert_ptr_nonnull(cpc_cpuref(cpc));
 	/* Several handles at once. */
 	cpc_t *other = cpc_open(CPC_VER_CURRENT);
@@ -525,10 +525,12 @@ START_TEST(walkers)
 {
 	struct seen_names s;
 	memset(&s, 0, sizeof(s));
+	/* Perf names are the platform's only where there is no other. */
+	int perf_platform = cpc_getcpuver() == CPC_LINUX_PERF;
 	cpc_walk_events_all(cpc, &s, name_seen);
 	ck_assert_int_gt(s.n, 20);
 	ck_assert_int_eq(s.papi, 0);
-	ck_assert_int_eq(s.task_clock, 1);
+	ck_assert_int_eq(s.task_clock, perf_platform);
 	memset(&s, 0, sizeof(s));
 	cpc_walk_generic_events_all(cpc, &s, name_seen);
 	ck_assert_int_gt(s.n, 3);
@@ -536,6 +538,9 @@ START_TEST(walkers)
 	memset(&s, 0, sizeof(s));
 	cpc_walk_events_pic(cpc, 0, &s, pic_name_seen);
 	ck_assert_int_gt(s.n, 20);
+	ck_assert_int_eq(s.task_clock, perf_platform);
+	memset(&s, 0, sizeof(s));
+	cpc_linux_walk_events(cpc, &s, name_seen);
 	ck_assert_int_eq(s.task_clock, 1);
 	memset(&s, 0, sizeof(s));
 	cpc_walk_generic_events_pic(cpc, 1, &s, pic_name_seen);

@@ -92,7 +92,12 @@ expect_grep help-iface "$tmp/out" '^	CPU performance counter interface: '
 # The Solaris name exactly, and the running processor on a line of its own.
 iface=$(sed -n 's/^	CPU performance counter interface: //p' "$tmp/out")
 case $iface in
-"Pentium Pro with MMX, Pentium II" | "AMD Family 0Fh or later" | "Linux perf_event") ok ;;
+# What illumos's back end for the processor names it (cpc_cciname).
+"Pentium Pro with MMX, Pentium II" | "Pentium Pro, Pentium II" | \
+"AMD Opteron & Athlon64" | "AMD Family "[0-9a-f][0-9a-f]h | \
+"Hygon Family "[0-9a-f][0-9a-f]h | "Core Microarchitecture" | \
+"Intel Arch PerfMon v"[0-9]*" on Family "[0-9]*" Model "[0-9]* | \
+"Linux perf_event") ok ;;
 *) bad help-iface-name "unexpected interface name '$iface'" ;;
 esac
 expect_grep help-processor "$tmp/out" '^	Processor: .*(Family|perf_event)'

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * clockprobe.ko: a measurement for the module's state page (BENCHMARKS.md,
- * target 5).  perf's context time advances with local_clock(); a state
+ * "Physical limits").  perf's context time advances with local_clock(); a state
  * page that publishes the TSC at sched-in lets user space extrapolate it
  * only if local_clock() advances as the TSC converted with a factor the
  * module can compute (tsc_khz through clocks_calc_mult_shift(), as the
