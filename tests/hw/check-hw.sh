@@ -6,9 +6,11 @@
 # (EPYC: family 17h, cpuver 2500, libpfm4 amd64_fam17h), each on the perf
 # backend as root and the kmod backend as root and as the unprivileged
 # user; then the counting tests once more on an Intel PMU with only two
-# counters; then, for each model and mode, tests/hw/test_hw_icount alone
-# in a guest under qemu's -icount (vm-run --icount), where the simulated
-# PMU counts executed instructions (HW_ICOUNT_RUNS=0 leaves these out).  Each
+# counters; then, for each model, tests/hw/test_hw_icount alone in a
+# guest under qemu's -icount (vm-run --icount), where the simulated PMU
+# counts executed instructions: as root on both backends in one boot, and
+# as the user on the kernel module (HW_ICOUNT_RUNS=0 leaves these out,
+# HW_ICOUNT_RUNS=only runs nothing else).  Each
 # run is one tests/kmod/vm-run boot of tests/hw/hw-guest.sh.
 #
 # Prints each run's output and a summary; exit 0 if every run passed, 1 if
@@ -16,7 +18,7 @@
 #
 # Environment: top_srcdir, top_builddir (default: this tree), HW_MODELS
 # (default "Skylake-Client EPYC"), HW_MODES (default "perf-root kmod-root
-# kmod-user"), HW_ICOUNT_RUNS (default 1), HW_TIMEOUT (per run, default
+# kmod-user"), HW_ICOUNT_RUNS (1, 0 or only; default 1), HW_TIMEOUT (per run, default
 # 300 s), and those of tests/kmod/kmod-lib.sh (KVER, KMOD_CACHE_DIR, ...).
 set -uo pipefail
 umask 022
@@ -97,13 +99,15 @@ run() {
 	echo "check-hw: $id: exit $rc, $(($(date +%s) - t0)) s"
 }
 
-for model in $models; do
+icount_runs=${HW_ICOUNT_RUNS:-1}
+[ "$icount_runs" = only ] && models_plain= || models_plain=$models
+for model in $models_plain; do
 	for mode in $modes; do
 		run "$model.$mode" "$model" "$mode"
 	done
 done
 # Two counters only: the limits, and Example 1 using both.
-case " $models " in *" Skylake-Client "*)
+case " $models_plain " in *" Skylake-Client "*)
 	run "Skylake-Client.counters2.kmod-root" Skylake-Client kmod-root \
 		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
 		--env CK_RUN_CASE=limits
@@ -114,12 +118,21 @@ esac
 
 # Counts of known instruction sequences: the guest's clocks follow the
 # executed instructions (never real time: only this test runs there).
-if [ "${HW_ICOUNT_RUNS:-1}" != 0 ]; then
+# As root both backends in one boot; as the user the kernel module.
+if [ "$icount_runs" != 0 ]; then
+	root_bes=
+	case " $modes " in *" perf-root "*) root_bes=perf ;; esac
+	case " $modes " in *" kmod-root "*) root_bes="$root_bes kmod" ;; esac
 	for model in $models; do
-		for mode in $modes; do
-			run "$model.$mode.icount" "$model" "$mode" --icount \
-				--env HW_ONLY=icount
-		done
+		if [ -n "$root_bes" ]; then
+			run "$model.root.icount" "$model" kmod-root --icount \
+				--env HW_ONLY="icount-perf icount-kmod" \
+				--env HW_ICOUNT_BACKENDS="$root_bes"
+		fi
+		case " $modes " in *" kmod-user "*)
+			run "$model.kmod-user.icount" "$model" kmod-user \
+				--icount --env HW_ONLY=icount-kmod ;;
+		esac
 	done
 fi
 
