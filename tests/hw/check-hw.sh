@@ -18,8 +18,9 @@
 #
 # Environment: top_srcdir, top_builddir (default: this tree), HW_MODELS
 # (default "Skylake-Client EPYC"), HW_MODES (default "perf-root kmod-root
-# kmod-user"), HW_ICOUNT_RUNS (1, 0 or only; default 1), HW_TIMEOUT (per run, default
-# 300 s), and those of tests/kmod/kmod-lib.sh (KVER, KMOD_CACHE_DIR, ...).
+# kmod-user"), HW_ICOUNT_RUNS (1, 0 or only; default 1), HW_TIMEOUT (per
+# run, default 300 s), and those of tests/kmod/kmod-lib.sh (KVER,
+# KMOD_CACHE_DIR, ...).
 set -uo pipefail
 umask 022
 
