@@ -20,7 +20,7 @@ void cmd_set_prog(const char *argv0)
 }
 
 int cmd_common_option(cpc_t *cpc, struct cmd_setgrp *g, int c,
-    const char *arg, void (*usage)(FILE *fp), int *errors)
+    const char *arg, int *errors)
 {
 	switch (c) {
 	case 'c':
@@ -31,10 +31,9 @@ int cmd_common_option(cpc_t *cpc, struct cmd_setgrp *g, int c,
 		cmd_debug = 1;
 		return 1;
 	case 'h':
-		usage(stdout);
-		printf("\n");
-		cmd_print_capabilities(cpc, stdout);
-		exit(0);
+		/* As illumos: after every option (cmd_usage_error). */
+		cmd_opts.help = 1;
+		return 1;
 	case 'n':
 		cmd_opts.notitle = 1;
 		return 1;
@@ -54,8 +53,14 @@ int cmd_common_option(cpc_t *cpc, struct cmd_setgrp *g, int c,
 	}
 }
 
-void cmd_usage_error(void (*usage)(FILE *fp))
+void cmd_usage_error(cpc_t *cpc, void (*usage)(FILE *fp))
 {
+	if (cmd_opts.help) {
+		usage(stdout);
+		putchar('\n');
+		cmd_print_capabilities(cpc, stdout);
+		exit(0);
+	}
 	usage(stderr);
 	exit(2);
 }
@@ -71,10 +76,8 @@ void cmd_errfn(const char *fn, int subcode, const char *fmt, va_list ap)
 
 void cmd_pctx_errfn(const char *fn, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: ", cmd_prog);
-	if (cmd_debug && fn != NULL)
-		fprintf(stderr, "pctx_%s: ", fn);
-	vfprintf(stderr, fmt, ap);
+	/* As illumos's tools: libpctx's messages go through cmd_errfn. */
+	cmd_errfn(fn, -1, fmt, ap);
 }
 
 /* ------------------------------------------------------------ sets */
@@ -327,7 +330,6 @@ void cmd_print_capabilities(cpc_t *cpc, FILE *fp)
 
 	fprintf(fp, "\tCPU performance counter interface: %s\n",
 	    name != NULL ? name : "No information available");
-	fprintf(fp, "\tProcessor: %s\n", cpc_linux_cpudesc());
 	fprintf(fp, "\n\tevent specification syntax:\n");
 	fprintf(fp, "\t[picn=]<eventn>[,attr[n][=<val>]]"
 		    "[,[picn=]<eventn>[,attr[n][=<val>]],...]\n");
@@ -358,7 +360,7 @@ void cmd_print_capabilities(cpc_t *cpc, FILE *fp)
 
 	/* The processor reference, wrapped on words. */
 	const char *ref = cpc_cpuref(cpc);
-	char *copy = strdup(ref != NULL ? ref : "");
+	char *copy = strdup(ref != NULL ? ref : "No information available");
 	fprintf(fp, "\n\t");
 	int col = 8;
 	char *save = NULL;
@@ -374,4 +376,6 @@ void cmd_print_capabilities(cpc_t *cpc, FILE *fp)
 	}
 	fprintf(fp, "\n");
 	free(copy);
+	/* A Linux section after illumos's text: the processor and its PMU. */
+	fprintf(fp, "\n\tProcessor: %s\n", cpc_linux_cpudesc());
 }

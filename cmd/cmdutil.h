@@ -21,6 +21,7 @@ struct cmd_opts {
 	int notitle;	/* -n: no title lines */
 	int tsc;	/* -t: a column of the tick register */
 	int csv;	/* -O csv (1) or -O text (0) */
+	int help;	/* -h */
 };
 extern struct cmd_opts cmd_opts;
 
@@ -32,15 +33,20 @@ struct cmd_setgrp;
 
 /*
  * Handles getopt's option c (argument arg) when it is one both tools
- * take: -c events (added to g), -D, -h (prints usage and the
- * capabilities, then exits 0), -n, -t and -O csv|text.  Returns 1 when
+ * take: -c events (added to g), -D, -h (noted: cmd_usage_error prints
+ * the usage and the capabilities), -n, -t and -O csv|text.  Returns 1 when
  * it was one (counting a bad argument in *errors), 0 when it was not.
  */
 int cmd_common_option(cpc_t *cpc, struct cmd_setgrp *g, int c,
-    const char *arg, void (*usage)(FILE *fp), int *errors);
+    const char *arg, int *errors);
 
-/* Prints the usage on stderr and exits with status 2. */
-void cmd_usage_error(void (*usage)(FILE *fp)) __attribute__((noreturn));
+/*
+ * After the options, when they asked for help or had a mistake: with -h,
+ * the usage on stdout, a blank line and the capabilities, exit 0;
+ * otherwise the usage on stderr, exit 2 (as illumos's tools).
+ */
+void cmd_usage_error(cpc_t *cpc, void (*usage)(FILE *fp))
+    __attribute__((noreturn));
 
 /* The libcpc error handler: "<prog>: [<fn>: ]<message>". */
 void cmd_errfn(const char *fn, int subcode, const char *fmt, va_list ap);

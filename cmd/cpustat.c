@@ -58,20 +58,20 @@ static struct timespec start_mono;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int *soaking;	/* per CPU: a system-only set is measured */
 
+/* illumos's text, line by line (-O is documented in cpustat(8) only). */
 static void usage(FILE *fp)
 {
 	fprintf(fp, "Usage:\n"
-		    "\t%s [-c events] [-p period] [-nstD] [-T d|u] "
-		    "[interval [count]]\n\n"
-		    "\t-c events specify processor events to be monitored\n"
+		    "\t%s -c spec [-c spec]... [-p period] [-T u|d]\n"
+		    "\t\t[-sntD] [interval [count]]\n\n"
+		    "\t-c spec\t  specify processor events to be monitored\n"
 		    "\t-n\t  suppress titles\n"
 		    "\t-p period cycle through event list periodically\n"
 		    "\t-s\t  run user soaker thread for system-only events\n"
 		    "\t-t\t  include %s register\n"
-		    "\t-T d|u\t  print a timestamp (date(1) format, or "
-		    "seconds)\n"
+		    "\t-T d|u\t  Display a timestamp in date (d) or unix "
+		    "time_t (u)\n"
 		    "\t-D\t  enable debug mode\n"
-		    "\t-O csv\t  comma-separated values (Linux)\n"
 		    "\t-h\t  print extended usage information\n\n"
 		    "\tUse cputrack(1) to monitor per-process statistics.\n",
 	    cmd_prog, CPC_TICKREG_NAME);
@@ -349,36 +349,49 @@ static void parse(int argc, char **argv)
 			break;
 		case 'p':
 			if (parse_seconds(optarg, &opts.period) != 0 ||
-			    opts.period < 0)
+			    opts.period < 0) {
+				fprintf(stderr, "%s: invalid parameter \"%s\"\n",
+				    cmd_prog, optarg);
 				errors++;
+			}
 			break;
 		default:
-			if (!cmd_common_option(cpc, &grp, c, optarg, usage,
+			if (!cmd_common_option(cpc, &grp, c, optarg,
 				&errors))
 				errors++;
 			break;
 		}
 	}
-	if (errors == 0 && optind < argc) {
-		double secs;
-		if (parse_seconds(argv[optind], &secs) != 0 || secs < 0 ||
-		    (int64_t)(secs * 1000) <= 0)
-			errors++;
-		else
-			opts.interval_ms = (int64_t)(secs * 1000);
-		optind++;
-	}
-	if (errors == 0 && optind < argc) {
+	/* As illumos's: the count is checked first, then the interval. */
+	int operands = argc - optind;
+	if (operands == 2) {
 		char *end;
 		errno = 0;
-		opts.count = strtol(argv[optind], &end, 10);
-		if (end == argv[optind] || *end != '\0' || errno != 0 ||
-		    opts.count <= 0)
+		opts.count = strtol(argv[optind + 1], &end, 10);
+		if (end == argv[optind + 1] || *end != '\0' || errno != 0) {
+			fprintf(stderr, "%s: invalid argument \"%s\"\n",
+			    cmd_prog, argv[optind + 1]);
 			errors++;
-		optind++;
+		} else if (opts.count <= 0) {
+			errors++;
+		}
 	}
-	if (errors > 0 || optind < argc || grp.nsets == 0)
-		cmd_usage_error(usage);
+	if ((operands == 1 || operands == 2) && errors == 0) {
+		double secs;
+		if (parse_seconds(argv[optind], &secs) != 0) {
+			fprintf(stderr, "%s: invalid argument \"%s\"\n",
+			    cmd_prog, argv[optind]);
+			errors++;
+		} else if (secs < 0 || (int64_t)(secs * 1000) <= 0) {
+			errors++;
+		} else {
+			opts.interval_ms = (int64_t)(secs * 1000);
+		}
+	}
+	if (operands > 2)
+		errors++;
+	if (errors > 0 || cmd_opts.help || grp.nsets == 0)
+		cmd_usage_error(cpc, usage);
 }
 
 /* ------------------------------------------------------------ set up */

@@ -22,6 +22,7 @@
 #include <libpctx.h>
 
 #include "cmdutil.h"
+#include "cputrack.h"
 #include "strtoset.h"
 
 /* The counts of one LWP. */
@@ -30,6 +31,8 @@ struct lwp_state {
 	pid_t pid;
 	__id_t lwpid;
 	int cur;		/* the set bound now, or -1 */
+	int finished;		/* fini_lwp took its totals (in accum) */
+	int shown;		/* the set bound last (fini_lwp's line) */
 	cpc_set_t **sets;
 	cpc_buf_t **accum;	/* per set: counts of its finished turns */
 	cpc_buf_t **last;	/* per set: at the previous line */
@@ -45,15 +48,7 @@ struct proc_state {
 	int *hasdata;
 };
 
-static struct {
-	int follow_exec;
-	int follow_fork;
-	int verbose;
-	uint_t interval_ms;
-	uint_t nsamples;
-	pid_t pid;
-	FILE *out;
-} opts = { .interval_ms = 1000 };
+struct cputrack_opts opts = { .interval_ms = 1000 };
 
 static cpc_t *cpc;
 static struct cmd_setgrp grp;
@@ -63,28 +58,6 @@ static pctx_t *volatile root;
 static hrtime_t start;
 static int failed;
 static volatile sig_atomic_t interrupted;
-
-static void usage(FILE *fp)
-{
-	fprintf(fp, "Usage:\n"
-		    "\t%s [-T secs] [-N count] [-Defhnv] [-o file]\n"
-		    "\t\t-c events [command [args] | -p pid]\n\n"
-		    "\t-T secs\t  seconds between samples, default 1\n"
-		    "\t-N count  number of samples, default unlimited\n"
-		    "\t-D\t  debug mode\n"
-		    "\t-e\t  follow exec(2) and execve(2)\n"
-		    "\t-f\t  follow fork(2) and vfork(2)\n"
-		    "\t-h\t  print extended usage information\n"
-		    "\t-n\t  suppress titles\n"
-		    "\t-t\t  include the virtualized %s register\n"
-		    "\t-v\t  verbose mode\n"
-		    "\t-o file\t  write the statistics to this file\n"
-		    "\t-O csv\t  comma-separated values (Linux)\n"
-		    "\t-c events specify processor events to be monitored\n"
-		    "\t-p pid\t  pid of an existing process to capture\n\n"
-		    "\tUse cpustat(1M) to monitor system-wide statistics.\n",
-	    cmd_prog, CPC_TICKREG_NAME);
-}
 
 /* ------------------------------------------------------------ state */
 
@@ -294,6 +267,7 @@ static void print_note(pid_t pid, __id_t lwpid, const char *label,
 
 static int bind_set(pctx_t *pctx, struct lwp_state *s, int i)
 {
+	s->shown = i;
 	if (cpc_bind_pctx(cpc, pctx, s->lwpid, s->sets[i], 0) != 0)
 		return -1;
 	s->cur = i;
@@ -302,28 +276,17 @@ static int bind_set(pctx_t *pctx, struct lwp_state *s, int i)
 	return 0;
 }
 
-/* The LWP's totals of set i into out: 0, or -1 with errno. */
-static int lwp_totals(struct lwp_state *s, int i, cpc_buf_t *out)
-{
-	cpc_buf_copy(cpc, out, s->accum[i]);
-	if (i != s->cur)
-		return 0;
-	if (cpc_set_sample(cpc, s->sets[i], s->scratch[i]) != 0)
-		return -1;
-	cpc_buf_add(cpc, out, out, s->scratch[i]);
-	return 0;
-}
-
-static void report_lost(const char *where, struct lwp_state *s)
+/* A failed sample or bind in tick or fini_lwp, in illumos's words. */
+static void report_lost(const char *where, const char *what,
+    struct lwp_state *s)
 {
 	if (errno == EAGAIN)
 		fprintf(stderr, "%6d: %s: lwp%d: perf counter contents "
 				"invalidated\n",
 		    (int)s->pid, where, (int)s->lwpid);
 	else
-		fprintf(stderr, "%6d: %s: lwp%d: can't access perf counter - "
-				"%s\n",
-		    (int)s->pid, where, (int)s->lwpid, strerror(errno));
+		fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n",
+		    (int)s->pid, where, (int)s->lwpid, what, strerror(errno));
 	failed = 1;
 }
 
@@ -332,7 +295,10 @@ static int init_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	(void)arg;
 	if (interrupted)
 		return 0;
-	struct lwp_state *s = xcalloc(1, sizeof(*s));
+	struct lwp_state *s = find_lwp(pid, lwpid);
+	if (s != NULL)
+		free_lwp(s);	/* an LWP id used again (exec) */
+	s = xcalloc(1, sizeof(*s));
 	size_t n = (size_t)grp.nsets;
 	s->pid = pid;
 	s->lwpid = lwpid;
@@ -372,11 +338,11 @@ static int tick(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {
 	(void)arg;
 	struct lwp_state *s = find_lwp(pid, lwpid);
-	if (interrupted || s == NULL || s->cur < 0)
+	if (interrupted || s == NULL || s->cur < 0 || s->finished)
 		return 0;
 	int i = s->cur;
 	if (cpc_set_sample(cpc, s->sets[i], s->scratch[i]) != 0) {
-		report_lost("tick", s);
+		report_lost("tick", "perf counter", s);
 		return -1;
 	}
 	if (grp.nsets == 1) {
@@ -387,20 +353,16 @@ static int tick(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 		cpc_buf_copy(cpc, s->last[0], s->scratch[0]);
 		return 0;
 	}
-	print_sample(pid, lwpid, "tick", s->scratch[i], i, 0);
 	cpc_buf_add(cpc, s->accum[i], s->accum[i], s->scratch[i]);
 	cpc_unbind(cpc, s->sets[i]);
 	s->cur = -1;
 	int next = (i + 1) % grp.nsets;
-	if (bind_set(pctx, s, next) != 0) {
-		if (errno == ESRCH)
-			return 0;	/* exiting: fini_lwp will follow */
-		fprintf(stderr, "%6d: tick: can't bind perf counters to "
-				"lwp%d - %s\n",
-		    (int)pid, (int)lwpid, strerror(errno));
-		failed = 1;
+	if (bind_set(pctx, s, next) != 0 && errno != ESRCH) {
+		/* (ESRCH: the thread is on its way out; fini_lwp follows) */
+		report_lost("tick", "perf counter", s);
 		return -1;
 	}
+	print_sample(pid, lwpid, "tick", s->scratch[i], i, 0);
 	return 0;
 }
 
@@ -434,49 +396,67 @@ static int lwp_create(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 	return 0;
 }
 
-/* Prints the LWP's totals, one line per set that has counted. */
-static void print_lwp_totals(struct lwp_state *s, const char *label,
-    struct proc_state *add_to)
-{
-	for (int i = 0; i < grp.nsets; i++) {
-		if (!s->hasdata[i])
-			continue;
-		cpc_buf_t *t = new_buf(i);
-		if (lwp_totals(s, i, t) != 0) {
-			report_lost(label, s);
-		} else {
-			if (label != NULL)
-				print_sample(s->pid, s->lwpid, label, t, i, 1);
-			if (add_to != NULL) {
-				cpc_buf_add(cpc, add_to->total[i],
-				    add_to->total[i], t);
-				add_to->hasdata[i] = 1;
-			}
-		}
-		cpc_buf_destroy(cpc, t);
-	}
-}
-
-static int lwp_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+/*
+ * fini_lwp: the LWP's final counts, kept in its accum buffers for
+ * lwp_exit, printed with -v and added to its process's totals; its sets
+ * are unbound.  As on Solaris it comes before lwp_exit.
+ */
+static int fini_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {
 	(void)pctx, (void)arg;
 	struct lwp_state *s = find_lwp(pid, lwpid);
-	if (!interrupted && s != NULL)
-		print_lwp_totals(s, "lwp_exit", NULL);
+	if (s == NULL || s->finished || interrupted)
+		return 0;
+	s->finished = 1;
+	int i = s->cur;
+	if (i >= 0) {
+		if (cpc_set_sample(cpc, s->sets[i], s->scratch[i]) != 0) {
+			report_lost("fini_lwp", "perf counters", s);
+			return -1;
+		}
+		cpc_buf_add(cpc, s->accum[i], s->accum[i], s->scratch[i]);
+		cpc_unbind(cpc, s->sets[i]);
+		s->cur = -1;
+	}
+	/* (-v: as on Solaris, the line of the set measured last) */
+	if (opts.verbose)
+		print_sample(pid, lwpid, "fini_lwp", s->accum[s->shown],
+		    s->shown, 1);
+	struct proc_state *p = find_proc(pid);
+	for (int k = 0; k < grp.nsets; k++) {
+		if (!s->hasdata[k])
+			continue;
+		cpc_buf_add(cpc, p->total[k], p->total[k], s->accum[k]);
+		p->hasdata[k] = 1;
+	}
 	return 0;
 }
 
-static int fini_lwp(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
+/* lwp_exit: the totals fini_lwp kept, one line per set that counted. */
+static int lwp_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, void *arg)
 {
 	(void)pctx, (void)arg;
 	struct lwp_state *s = find_lwp(pid, lwpid);
 	if (s == NULL)
 		return 0;
-	if (!interrupted)
-		print_lwp_totals(s, opts.verbose ? "fini_lwp" : NULL,
-		    find_proc(pid));
+	if (!interrupted && s->finished)
+		for (int k = 0; k < grp.nsets; k++)
+			if (s->hasdata[k])
+				print_sample(pid, lwpid, "lwp_exit",
+				    s->accum[k], k, 1);
 	free_lwp(s);
 	return 0;
+}
+
+/* Forgets the LWPs of pid (after its exec or exit). */
+static void free_lwps_of(pid_t pid)
+{
+	struct lwp_state *s = lwps, *next;
+	for (; s != NULL; s = next) {
+		next = s->next;
+		if (s->pid == pid)
+			free_lwp(s);
+	}
 }
 
 static void print_proc_totals(pid_t pid, __id_t lwpid, const char *label)
@@ -494,6 +474,7 @@ static void proc_exit(pctx_t *pctx, pid_t pid, __id_t lwpid, int status,
 	if (!interrupted)
 		print_proc_totals(pid, lwpid, "exit");
 	free_proc(pid);
+	free_lwps_of(pid);
 }
 
 static int proc_exec(pctx_t *pctx, pid_t pid, __id_t lwpid, char *psargs,
@@ -507,11 +488,16 @@ static int proc_exec(pctx_t *pctx, pid_t pid, __id_t lwpid, char *psargs,
 	snprintf(note, sizeof(note), "'%s'", psargs);
 	print_note(pid, lwpid, "exec", cmd_opts.csv ? psargs : note);
 	reset_proc(find_proc(pid));
+	free_lwps_of(pid);
 	return opts.follow_exec ? 0 : -1;
 }
 
 static void set_events(pctx_t *pctx);
 
+/*
+ * A fork: this runs in a copy of cputrack (libpctx's fork copy) with a
+ * new context on the child, which -f follows there, as on Solaris.
+ */
 static void proc_fork(pctx_t *pctx, pid_t ppid, __id_t child, pid_t lwpid,
     void *arg)
 {
@@ -521,8 +507,17 @@ static void proc_fork(pctx_t *pctx, pid_t ppid, __id_t child, pid_t lwpid,
 	char note[32];
 	snprintf(note, sizeof(note), "%d", (int)child);
 	print_note(ppid, (__id_t)lwpid, "fork", note);
-	if (opts.follow_fork)
-		set_events(pctx);
+	if (!opts.follow_fork)
+		return;
+	/* The parent's LWPs and totals are the other copy's. */
+	while (lwps != NULL)
+		free_lwp(lwps);
+	while (procs != NULL)
+		free_proc(procs->pid);
+	root = pctx;
+	set_events(pctx);
+	(void)pctx_run(pctx, opts.interval_ms, opts.nsamples, tick);
+	root = NULL;
 }
 
 static void set_events(pctx_t *pctx)
@@ -568,82 +563,14 @@ static void catch_signals(void)
 }
 
 
-/* ------------------------------------------------------------ parse */
-
-/*
- * The options; exits with the usage on a mistake.  Returns 1 when a
- * command to run follows (at argv[optind]), 0 for -p.
- */
-static int parse(int argc, char **argv, const char **outfile)
-{
-	int errors = 0, c;
-	long n;
-	double secs;
-
-	while ((c = getopt(argc, argv, "+T:N:Defhntvo:c:p:O:")) != -1) {
-		switch (c) {
-		case 'T':
-			secs = atof(optarg);
-			if (secs < 0 || secs * 1000 > (double)UINT32_MAX)
-				errors++;
-			else
-				opts.interval_ms = (uint_t)(secs * 1000);
-			break;
-		case 'N':
-			n = atol(optarg);
-			if (n < 0 || n > (long)UINT32_MAX)
-				errors++;
-			else
-				opts.nsamples = (uint_t)n;
-			break;
-		case 'e':
-			opts.follow_exec = 1;
-			break;
-		case 'f':
-			opts.follow_fork = 1;
-			break;
-		case 'v':
-			opts.verbose = 1;
-			break;
-		case 'o':
-			*outfile = optarg;
-			break;
-		case 'p':
-			n = atol(optarg);
-			if (n <= 0)
-				errors++;
-			else
-				opts.pid = (pid_t)n;
-			break;
-		default:
-			if (!cmd_common_option(cpc, &grp, c, optarg, usage,
-				&errors))
-				errors++;
-			break;
-		}
-	}
-	int have_command = optind < argc;
-	if (errors > 0 || grp.nsets == 0 || have_command == (opts.pid != 0))
-		cmd_usage_error(usage);
-	return have_command;
-}
-
 /* ------------------------------------------------------------ set up */
 
 /*
  * The output, the signals, and the target: the command started, or the
  * process captured.  0, or -1 (reported).
  */
-static int setup(const char *outfile, int have_command, char **argv)
+static int setup(int have_command, char **argv)
 {
-	if (outfile != NULL) {
-		opts.out = fopen(outfile, "w");
-		if (opts.out == NULL) {
-			fprintf(stderr, "%s: cannot open '%s' for writing\n",
-			    cmd_prog, outfile);
-			return -1;
-		}
-	}
 	setvbuf(opts.out, NULL, _IOLBF, 0);
 	catch_signals();
 
@@ -696,7 +623,6 @@ static int report(int rc)
 
 int main(int argc, char **argv)
 {
-	const char *outfile = NULL;
 
 	cmd_set_prog(argv[0]);
 	opts.out = stdout;
@@ -710,8 +636,8 @@ int main(int argc, char **argv)
 	cpc_seterrhndlr(cpc, cmd_errfn);
 	strtoset_handler(cmd_errfn);
 
-	int have_command = parse(argc, argv, &outfile);
-	if (setup(outfile, have_command, argv) != 0)
+	int have_command = cputrack_parse(argc, argv, cpc, &grp);
+	if (setup(have_command, argv) != 0)
 		return 1;
 	return report(run());
 }

@@ -8,6 +8,80 @@
 
 /* ------------------------------------------------------------ creation */
 
+/*
+ * The file execvp would run for filename (a name without '/' is looked
+ * for in PATH) into path: 0, or -1 if there is none (exec will say why).
+ */
+static int resolve_program(const char *filename, char *path, size_t n)
+{
+	struct stat st;
+	if (strchr(filename, '/') != NULL) {
+		snprintf(path, n, "%s", filename);
+		return 0;
+	}
+	const char *dirs = getenv("PATH");
+	if (dirs == NULL)
+		dirs = "/bin:/usr/bin";
+	while (*dirs != '\0') {
+		size_t len = strcspn(dirs, ":");
+		snprintf(path, n, "%.*s%s%s", (int)len, dirs, len > 0 ? "/" : "",
+		    filename);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(path, X_OK) == 0)
+			return 0;
+		dirs += len + (dirs[len] == ':');
+	}
+	return -1;
+}
+
+/*
+ * As Solaris's Pcreate: an unprivileged caller may not trace a set-id
+ * program (Linux would run it without its privileges) nor one it cannot
+ * read.  Reported in illumos's words; 1 if refused.
+ */
+static int program_refused(const char *filename, pctx_errfn_t *errfn)
+{
+	char path[4096];
+	struct stat st;
+	if (geteuid() == 0 || resolve_program(filename, path, sizeof(path)) ||
+	    stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    access(path, X_OK) != 0)
+		return 0;
+	int setid = ((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+	    ((st.st_mode & S_ISGID) && st.st_gid != getegid());
+	if (!setid && access(path, R_OK) == 0)
+		return 0;
+	__pctx_report(errfn, "create", "cannot trace set-id or unreadable "
+	    "program '%s'\n", filename);
+	return 1;
+}
+
+/* Why the program could not be started, in illumos's words. */
+static void report_create(pctx_errfn_t *errfn, const char *filename, int e)
+{
+	switch (e) {
+	case ENOENT:
+	case ENOTDIR:
+		/* (sic: illumos's text has no space there) */
+		__pctx_report(errfn, "create", "cannot findprogram '%s'\n",
+		    filename);
+		break;
+	case EACCES:
+	case ENOEXEC:
+		__pctx_report(errfn, "create", "cannot execute program '%s'\n",
+		    filename);
+		break;
+	case EPERM:
+		__pctx_report(errfn, "create", "cannot trace set-id or "
+		    "unreadable program '%s'\n", filename);
+		break;
+	default:
+		__pctx_report(errfn, "create", "%s, program '%s'\n",
+		    strerror(e), filename);
+		break;
+	}
+}
+
 pctx_t *pctx_create(const char *filename, char *const *argv, void *arg,
     int verbose, pctx_errfn_t *errfn)
 {
@@ -16,6 +90,10 @@ pctx_t *pctx_create(const char *filename, char *const *argv, void *arg,
 	if (filename == NULL || argv == NULL) {
 		__pctx_report(errfn, "create", "no program to run\n");
 		errno = EINVAL;
+		return NULL;
+	}
+	if (program_refused(filename, errfn)) {
+		errno = EPERM;
 		return NULL;
 	}
 	if (pipe2(go, O_CLOEXEC) != 0)
@@ -28,7 +106,8 @@ pctx_t *pctx_create(const char *filename, char *const *argv, void *arg,
 	pid_t child = fork();
 	if (child < 0) {
 		int e = errno;
-		__pctx_report(errfn, "create", "cannot fork: %s\n", strerror(e));
+		__pctx_report(errfn, "create", "cannot fork, program '%s'\n",
+		    filename);
 		close(go[0]);
 		close(go[1]);
 		close(err[0]);
@@ -65,8 +144,8 @@ pctx_t *pctx_create(const char *filename, char *const *argv, void *arg,
 		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 			;
 		close(err[0]);
-		__pctx_report(errfn, "create", "cannot trace the new process: %s\n",
-		    strerror(e));
+		__pctx_report(errfn, "create", "%s, program '%s'\n",
+		    strerror(e), filename);
 		errno = e;
 		return NULL;
 	}
@@ -93,8 +172,7 @@ pctx_t *pctx_create(const char *filename, char *const *argv, void *arg,
 	}
 	close(err[0]);
 	if (e != 0) {
-		__pctx_report(errfn, "create", "cannot run '%s': %s\n", filename,
-		    strerror(e));
+		report_create(errfn, filename, e);
 		errno = e;
 		return NULL;
 	}
@@ -153,14 +231,85 @@ static int seize_threads(pctx_t *p, int *err)
 	return added;
 }
 
+/* Reads field key of /proc/<pid>/status into val: 0, or -1. */
+static int proc_status(pid_t pid, const char *key, char *val, size_t n)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return -1;
+	int rc = -1;
+	while (rc != 0 && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			snprintf(val, n, "%s", line + klen + 1 +
+			    strspn(line + klen + 1, " \t"));
+			rc = 0;
+		}
+	fclose(f);
+	return rc;
+}
+
+/* Is pid a kernel thread (PF_KTHREAD in /proc/<pid>/stat's flags)? */
+static int is_kernel_thread(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	size_t got = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[got] = '\0';
+	const char *p = strrchr(buf, ')');
+	unsigned long flags = 0;
+	if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu",
+			     &flags) != 1)
+		return 0;
+	return (flags & 0x00200000UL) != 0;
+}
+
+/*
+ * Why pid cannot be captured, in illumos's words (Pgrab's reasons):
+ * errno for the failure, or 0 when the capture may go on.
+ */
+static int capture_refused(pid_t pid, pctx_errfn_t *errfn)
+{
+	char v[64];
+	if (pid == getpid()) {
+		__pctx_report(errfn, "capture", "cannot capture self!\n");
+		return EINVAL;
+	}
+	if (pid == 0 || (pid > 0 && is_kernel_thread(pid))) {
+		__pctx_report(errfn, "capture", "pid %d is a system process\n",
+		    (int)pid);
+		return EPERM;
+	}
+	if (pid < 0 || proc_status(pid, "State", v, sizeof(v)) != 0) {
+		__pctx_report(errfn, "capture", "pid %d doesn't exist\n",
+		    (int)pid);
+		return ESRCH;
+	}
+	if (v[0] == 'Z' || v[0] == 'X') {
+		__pctx_report(errfn, "capture", "pid %d is a zombie\n",
+		    (int)pid);
+		return ESRCH;
+	}
+	if (proc_status(pid, "TracerPid", v, sizeof(v)) == 0 && atoi(v) != 0) {
+		__pctx_report(errfn, "capture",
+		    "pid %d is already being traced\n", (int)pid);
+		return EBUSY;
+	}
+	return 0;
+}
+
 pctx_t *pctx_capture(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
 {
-	int e = 0, n;
+	int e = capture_refused(pid, errfn), n;
 
-	if (pid <= 0 || pid == getpid()) {
-		__pctx_report(errfn, "capture", "cannot trace process %d: %s\n",
-		    (int)pid, strerror(EINVAL));
-		errno = EINVAL;
+	if (e != 0) {
+		errno = e;
 		return NULL;
 	}
 	pctx_t *p = __pctx_new_family(pid, arg, verbose, errfn);
@@ -178,13 +327,14 @@ pctx_t *pctx_capture(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn)
 	__pctx_detach_process(p);
 	__pctx_free_family(p->fam);
 	if (e == EPERM || e == EACCES)
-		__pctx_report(errfn, "capture", "cannot trace process %d: %s "
-		    "(another user's process, one already traced, or "
-		    "refused by /proc/sys/kernel/yama/ptrace_scope)\n",
-		    (int)pid, strerror(e));
+		__pctx_report(errfn, "capture", "pid %d: permission denied\n",
+		    (int)pid);
+	else if (e == ESRCH)
+		__pctx_report(errfn, "capture", "pid %d doesn't exist\n",
+		    (int)pid);
 	else
-		__pctx_report(errfn, "capture", "cannot trace process %d: %s\n",
-		    (int)pid, strerror(e));
+		__pctx_report(errfn, "capture", "%s: pid %d\n", strerror(e),
+		    (int)pid);
 	errno = e;
 	return NULL;
 }
@@ -198,13 +348,7 @@ int pctx_set_events(pctx_t *pctx, ...)
 		errno = EINVAL;
 		return -1;
 	}
-	pctx->exec_fn = NULL;
-	pctx->fork_fn = NULL;
-	pctx->exit_fn = NULL;
-	pctx->lwp_create_fn = NULL;
-	pctx->init_lwp_fn = NULL;
-	pctx->fini_lwp_fn = NULL;
-	pctx->lwp_exit_fn = NULL;
+	/* As on Solaris, the events not named keep their callbacks. */
 	va_start(ap, pctx);
 	for (;;) {
 		int ev = va_arg(ap, int);
@@ -236,7 +380,7 @@ int pctx_set_events(pctx_t *pctx, ...)
 			continue;
 		default:
 			__pctx_report(pctx->errfn, "set_events",
-			    "unknown event type %d\n", ev);
+			    "unknown event type %x\n", (unsigned)ev);
 			errno = EINVAL;
 			rc = -1;
 			break;

@@ -20,19 +20,35 @@ int __pctx_call_init(pctx_t *p, struct lwp *l)
 	return rc;
 }
 
-static void call_fini(pctx_t *p, struct lwp *l, pid_t id)
+/* fini_lwp for l if it is owed: its result, or 0. */
+static int call_fini(pctx_t *p, struct lwp *l)
 {
 	if (!l->inited || l->finished)
-		return;
+		return 0;
 	l->finished = 1;
 	if (p->fini_lwp_fn != NULL)
-		(void)p->fini_lwp_fn(p, p->pid, id, p->arg);
+		return p->fini_lwp_fn(p, p->pid, l->lwpid, p->arg);
+	return 0;
 }
 
-static void fini_all(pctx_t *p)
+/* fini_lwp for every LWP that is owed one: -1 if one failed, else 0. */
+int __pctx_fini_all(pctx_t *p)
 {
+	int rc = 0;
 	for (struct lwp *l = p->lwps; l != NULL; l = l->next)
-		call_fini(p, l, l->lwpid);
+		if (call_fini(p, l) != 0)
+			rc = -1;
+	return rc;
+}
+
+/* The run of p's family is over, with this result (unless already). */
+void __pctx_end_run(pctx_t *p, int result)
+{
+	struct family *fam = p->fam;
+	if (fam->done)
+		return;
+	fam->done = 1;
+	fam->result = result;
 }
 
 /* ------------------------------------------------------------ detaching */
@@ -46,8 +62,6 @@ static void detach_lwp(pctx_t *p, struct lwp *l, int sig)
 	l->stopped = 0;
 	l->dead = 1;	/* no longer ours */
 }
-
-static void detach_new_child(pctx_t *p, pid_t child);
 
 /*
  * Waits (at most DETACH_WAIT_MS in all) for every thread of p to stop,
@@ -89,11 +103,11 @@ void __pctx_detach_process(pctx_t *p)
 					if (n != NULL)
 						n->is_new = 1;
 				} else {
-					detach_new_child(p, t);
+					__pctx_detach_new_child(p, t);
 				}
 			} else if (event == PTRACE_EVENT_FORK ||
 			    event == PTRACE_EVENT_VFORK) {
-				detach_new_child(p, (pid_t)__pctx_event_msg(l->tid));
+				__pctx_detach_new_child(p, (pid_t)__pctx_event_msg(l->tid));
 			}
 			l->stopped = 1;
 			detach_lwp(p, l, event == 0 ? sig : 0);
@@ -116,8 +130,8 @@ void __pctx_detach_process(pctx_t *p)
 	p->state = PS_RELEASED;
 }
 
-/* A child auto-attached while its parent was being released. */
-static void detach_new_child(pctx_t *p, pid_t child)
+/* A child auto-attached that is not followed: it runs on untraced. */
+void __pctx_detach_new_child(pctx_t *p, pid_t child)
 {
 	struct family fam = { 0 };
 	pctx_t tmp;
@@ -136,13 +150,11 @@ static void detach_new_child(pctx_t *p, pid_t child)
 	}
 }
 
-/* Stops following p: fini_lwp for its LWPs, then it runs on untraced. */
+/* Stops following p (no callback): it runs on untraced. */
 void __pctx_stop_tracking(pctx_t *p)
 {
-	if (p->state != PS_LIVE && p->state != PS_NEW)
+	if (p->state != PS_LIVE)
 		return;
-	if (p->state == PS_LIVE)
-		fini_all(p);
 	__pctx_detach_process(p);
 }
 
@@ -162,47 +174,40 @@ void __pctx_kill_unrun(pctx_t *p)
 /* ------------------------------------------------------------ events */
 
 /*
- * The end of a new LWP's first stop or of an exec: init_lwp for l (if the
- * context is still followed), then l runs on with sig; a failing
- * init_lwp releases the context.
+ * The end of a new LWP's first stop or of an exec: init_lwp for l, then
+ * l runs on with sig; a failing init_lwp ends the run (-1), l stopped.
  */
-static void init_and_resume(pctx_t *p, struct lwp *l, int sig)
+static int init_and_resume(pctx_t *p, struct lwp *l, int sig)
 {
-	if (p->state != PS_LIVE)
+	if (p->state != PS_LIVE || p->fam->done)
+		return -1;
+	if (__pctx_call_init(p, l) != 0) {
+		__pctx_end_run(p, -1);
+		return -1;
+	}
+	__pctx_resume(l, sig);
+	return 0;
+}
+
+/* The first stop of a thread the process created: init_lwp, lwp_create. */
+static void first_stop(pctx_t *p, struct lwp *l, int sig)
+{
+	l->is_new = 0;
+	if (p->state != PS_LIVE || p->fam->done)
 		return;
 	if (__pctx_call_init(p, l) != 0) {
-		__pctx_stop_tracking(p);
+		__pctx_end_run(p, -1);
+		return;
+	}
+	if (p->lwp_create_fn != NULL &&
+	    p->lwp_create_fn(p, p->pid, l->lwpid, p->arg) != 0) {
+		__pctx_end_run(p, -1);
 		return;
 	}
 	__pctx_resume(l, sig);
 }
 
-/* The first stop of an auto-attached thread or child. */
-static void first_stop(pctx_t *p, struct lwp *l, int sig)
-{
-	l->is_new = 0;
-	if (p->state == PS_NEW) {
-		/* A fork child: followed only if the callback says so. */
-		pctx_t *parent = p->parent;
-		p->state = PS_LIVE;
-		if (parent != NULL && parent->fork_fn != NULL)
-			parent->fork_fn(p, parent->pid, (__id_t)p->pid,
-			    p->forker, parent->arg);
-		if (p->state != PS_LIVE)
-			return;
-		if (!p->events_set || p->fam->terminate) {
-			__pctx_detach_process(p);
-			return;
-		}
-	} else if (p->lwp_create_fn != NULL &&
-	    p->lwp_create_fn(p, p->pid, l->lwpid, p->arg) != 0) {
-		__pctx_stop_tracking(p);
-		return;
-	}
-	init_and_resume(p, l, sig);
-}
-
-/* A thread the process created (or a clone that is a new process). */
+/* A thread the process created, or a new process (fork, vfork, clone). */
 static void new_task(pctx_t *p, pid_t t, pid_t creator, int is_thread)
 {
 	if (is_thread) {
@@ -211,19 +216,11 @@ static void new_task(pctx_t *p, pid_t t, pid_t creator, int is_thread)
 			n->is_new = 1;
 		return;
 	}
-	pctx_t *c = __pctx_new_context(p->fam, t, p->arg, p->verbose, p->errfn);
-	struct lwp *n = c != NULL ? __pctx_add_lwp(c, t) : NULL;
-	if (n == NULL) {
-		if (c != NULL)
-			c->state = PS_RELEASED;
-		detach_new_child(p, t);
-		return;
-	}
-	c->state = PS_NEW;
-	c->parent = p;
 	struct lwp *f = __pctx_find_lwp(p, creator);
-	c->forker = f != NULL ? f->lwpid : 1;
-	n->is_new = 1;
+	if (p->fork_fn == NULL || p->fam->done)
+		__pctx_detach_new_child(p, t);
+	else
+		__pctx_follow_fork(p, t, f != NULL ? f->lwpid : 1);
 }
 
 /* Copies the new image's arguments, space-separated, for the callback. */
@@ -235,8 +232,8 @@ static void on_exec(pctx_t *p, struct lwp *l)
 
 	/* The old image's LWPs end, the execing one under its old id. */
 	if (execer != NULL)
-		call_fini(p, execer, execer->lwpid);
-	fini_all(p);
+		(void)call_fini(p, execer);
+	(void)__pctx_fini_all(p);
 	if (execer != NULL && execer != l)
 		__pctx_remove_lwp(p, execer);
 	for (struct lwp *o = p->lwps; o != NULL; o = o->next)
@@ -250,13 +247,21 @@ static void on_exec(pctx_t *p, struct lwp *l)
 	/* The new image has one LWP, number 1, as on Solaris. */
 	l->lwpid = 1;
 	p->last_lwpid = 1;
-	__pctx_read_psargs(p->pid, psargs, sizeof(psargs));
-	if (p->exec_fn != NULL &&
-	    p->exec_fn(p, p->pid, l->lwpid, psargs, p->arg) != 0) {
-		__pctx_stop_tracking(p);
+	if (p->exec_fn == NULL) {
+		/* Followed only for init_lwp and fini_lwp: ends the run. */
+		if (p->init_lwp_fn != NULL || p->fini_lwp_fn != NULL) {
+			__pctx_end_run(p, 0);
+			return;
+		}
+		__pctx_resume(l, 0);
 		return;
 	}
-	init_and_resume(p, l, 0);
+	__pctx_read_psargs(p->pid, psargs, sizeof(psargs));
+	if (p->exec_fn(p, p->pid, l->lwpid, psargs, p->arg) != 0) {
+		__pctx_end_run(p, -1);
+		return;
+	}
+	(void)init_and_resume(p, l, 0);
 }
 
 /*
@@ -296,14 +301,10 @@ static void on_lwp_exit(pctx_t *p, struct lwp *l)
 
 	l->exiting = 1;
 	if (alone && l->inited && !l->finished) {
-		int rc = 0;
+		/* As on Solaris: fini_lwp, then lwp_exit; neither can fail. */
+		(void)call_fini(p, l);
 		if (p->lwp_exit_fn != NULL)
-			rc = p->lwp_exit_fn(p, p->pid, l->lwpid, p->arg);
-		call_fini(p, l, l->lwpid);
-		if (rc != 0) {
-			__pctx_stop_tracking(p);
-			return;
-		}
+			(void)p->lwp_exit_fn(p, p->pid, l->lwpid, p->arg);
 	} else if (!alone && p->exiter == 0 &&
 	    __pctx_task_syscall(p->pid, l->tid) == SYS_exit_group) {
 		p->exiter = l->lwpid;
@@ -311,16 +312,27 @@ static void on_lwp_exit(pctx_t *p, struct lwp *l)
 	__pctx_resume(l, 0);
 }
 
-/* The process is gone: its leader was reaped. */
+/*
+ * The process is gone: its leader was reaped.  An exit: fini_lwp for the
+ * LWPs, then exit.  Killed by a signal: no callback, and the run fails.
+ */
 void __pctx_on_process_exit(pctx_t *p, int status)
 {
 	for (struct lwp *o = p->lwps; o != NULL; o = o->next)
 		o->dead = 1;
-	fini_all(p);
 	p->state = PS_GONE;
+	if (WIFSIGNALED(status)) {
+		if (p->verbose)
+			__pctx_report(p->errfn, "run", "%d: process terminated\n",
+			    (int)p->pid);
+		__pctx_end_run(p, -1);
+		return;
+	}
+	int rc = __pctx_fini_all(p);
 	if (p->exit_fn != NULL)
 		p->exit_fn(p, p->pid, p->exiter != 0 ? p->exiter : 1,
 		    __pctx_exit_code(status), p->arg);
+	__pctx_end_run(p, rc);
 }
 
 /* One wait status of thread l of p. */
@@ -369,7 +381,11 @@ void __pctx_handle_status(pctx_t *p, struct lwp *l, int st)
 		}
 		break;
 	case 0:
-		/* Signal-delivery-stop: deliver it. */
+		/* Signal-delivery-stop: deliver it (not a hand-over's). */
+		if (sig == SIGCONT && l->swallow_cont) {
+			l->swallow_cont = 0;
+			sig = 0;
+		}
 		__pctx_resume(l, sig);
 		break;
 	default:

@@ -9,26 +9,31 @@
  * They carry Solaris LWP ids, which every callback reports: the main
  * thread is 1 and the others are numbered 2, 3, ... in the order they
  * are created (for a captured process, in thread id order); an exec
- * starts the numbering again.  pctx_lwp_tid maps an LWP id to its thread.  When the process forks, the child is traced too
- * and becomes a context of its own in the same family; it stays traced
- * only if the fork callback registers events for it (pctx_set_events),
- * otherwise it is detached at once.  One pctx_run loop serves the whole
- * family.  Every ptrace request must come from the thread that created or
- * captured the context (the tracer), so a family belongs to that thread.
+ * starts the numbering again.  pctx_lwp_tid maps an LWP id to its thread.
+ * Every ptrace request must come from the thread that created or
+ * captured the context (the tracer), so a context belongs to that thread.
  *
- * The order of the callbacks, which libcpc and the tools rely on:
- * - a new LWP (clone): lwp_create then init_lwp, the new LWP stopped;
- * - an LWP that exits on its own (pthread_exit): lwp_exit then fini_lwp,
- *   while it still exists;
+ * A fork is followed as on Solaris (fork.c): the fork callback runs in a
+ * copy of the controller made with fork(2), with a new context on the
+ * child; if the callback pctx_runs it, the controller hands the child
+ * over to the copy; then the copy releases the child and exits.  Without
+ * a fork callback the child is let go at once.
+ *
+ * The order of the callbacks (illumos pctx_run), which libcpc and the
+ * tools rely on:
+ * - a new LWP (clone): init_lwp then lwp_create, the new LWP stopped;
+ * - an LWP that exits on its own (pthread_exit): fini_lwp then lwp_exit,
+ *   while it still exists (their results are not looked at);
  * - exec: fini_lwp for every LWP of the old image, exec, then init_lwp
  *   for the new image's LWP, stopped before its first instruction;
- * - fork: fork (given the child's context), then, if the child is
- *   followed, init_lwp for its LWP;
- * - process exit: fini_lwp for every remaining LWP, then exit, once the
- *   process is gone (its counters hold their final values);
+ * - process exit (exit, exit_group): fini_lwp for every remaining LWP,
+ *   then exit, once the process is gone; a process killed by a signal
+ *   gets neither, and pctx_run returns -1;
  * - release (pctx_release, a callback's non-zero return, pctx_terminate,
- *   nsamples reached): fini_lwp for every remaining LWP, then the process
- *   is detached and runs on untraced.
+ *   nsamples reached): no callback; the process runs on untraced.
+ * pctx_run returns -1 when a callback fails (init_lwp, lwp_create, exec,
+ * tick, fini_lwp at exit) or the process dies of a signal, 0 when it
+ * ran to its exit, nsamples ticks were taken, or pctx_terminate ended it.
  */
 #ifndef LIBPCTX_PCTX_IMPL_H
 #define LIBPCTX_PCTX_IMPL_H
@@ -40,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -68,20 +74,21 @@ struct lwp {
 	int finished;	/* fini_lwp done (or never owed) */
 	int exiting;	/* reported PTRACE_EVENT_EXIT */
 	int dead;	/* reaped */
+	int swallow_cont;	/* the SIGCONT of a fork hand-over is ours */
 };
 
-enum proc_state { PS_NEW, PS_LIVE, PS_GONE, PS_RELEASED };
+enum proc_state { PS_LIVE, PS_GONE, PS_RELEASED };
 
 struct family;
 
 struct __pctx {
 	struct family *fam;
 	struct __pctx *next;	/* in the family, in order of creation */
-	struct __pctx *parent;	/* of a fork child */
 	pid_t pid;
-	__id_t forker;		/* the parent's LWP that forked */
 	enum proc_state state;
 	int unrun;		/* created, pctx_run not called yet */
+	int handover_fd;	/* a fork copy's child still traced by the
+				   controller: the socket to ask for it, or -1 */
 	__id_t exiter;		/* the LWP that began the process exit */
 	__id_t last_lwpid;	/* the LWP id given last (1: the main one) */
 	void *arg;
@@ -102,7 +109,10 @@ struct family {
 	pctx_t *root;
 	pctx_t *procs;
 	volatile sig_atomic_t terminate;
+	int abandoned;	/* a fork copy's: traced by the controller, not us */
 	int running;
+	int done;	/* the run is over (result is its value) */
+	int result;
 	int (*tick)(pctx_t *, pid_t, __id_t, void *);
 };
 
@@ -117,6 +127,7 @@ pctx_t *__pctx_new_context(struct family *fam, pid_t pid, void *arg,
 pctx_t *__pctx_new_family(pid_t pid, void *arg, int verbose,
     pctx_errfn_t *errfn);
 void __pctx_free_family(struct family *fam);
+void __pctx_release_family_hook(struct family *fam);
 
 /* task.c: what the kernel says of a traced thread */
 void __pctx_resume(struct lwp *l, int sig);
@@ -128,8 +139,17 @@ int __pctx_task_dying(pid_t pid, pid_t tid);
 void __pctx_read_psargs(pid_t pid, char *buf, size_t n);
 long __pctx_task_syscall(pid_t pid, pid_t tid);
 
+/* fork.c: following a fork in a copy of the controller */
+extern volatile sig_atomic_t __pctx_copy_terminate;
+void __pctx_follow_fork(pctx_t *p, pid_t child, __id_t forker);
+int __pctx_take_over(pctx_t *p);
+void __pctx_let_go(pctx_t *p);
+void __pctx_detach_new_child(pctx_t *p, pid_t child);
+
 /* events.c: callbacks, ptrace stops, detaching */
+void __pctx_end_run(pctx_t *p, int result);
 int __pctx_call_init(pctx_t *p, struct lwp *l);
+int __pctx_fini_all(pctx_t *p);
 void __pctx_detach_process(pctx_t *p);
 void __pctx_stop_tracking(pctx_t *p);
 void __pctx_kill_unrun(pctx_t *p);

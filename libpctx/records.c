@@ -71,6 +71,7 @@ pctx_t *__pctx_new_context(struct family *fam, pid_t pid, void *arg,
 	p->arg = arg;
 	p->verbose = verbose;
 	p->errfn = errfn;
+	p->handover_fd = -1;
 	for (tail = &fam->procs; *tail != NULL; tail = &(*tail)->next)
 		;
 	*tail = p;
@@ -92,12 +93,18 @@ pctx_t *__pctx_new_family(pid_t pid, void *arg, int verbose,
 	return p;
 }
 
-void __pctx_free_family(struct family *fam)
+/* Tells libcpc that the family's contexts go away. */
+void __pctx_release_family_hook(struct family *fam)
 {
 	void (*hook)(pctx_t *) = atomic_load(&release_hook);
 	if (hook != NULL)
 		for (pctx_t *p = fam->procs; p != NULL; p = p->next)
 			hook(p);
+}
+
+void __pctx_free_family(struct family *fam)
+{
+	__pctx_release_family_hook(fam);
 	while (fam->procs != NULL) {
 		pctx_t *p = fam->procs;
 		fam->procs = p->next;
@@ -113,7 +120,7 @@ void __pctx_free_family(struct family *fam)
 /* The live LWP of a live context with Solaris LWP id lwpid, or NULL. */
 static const struct lwp *live_lwp(const pctx_t *pctx, __id_t lwpid)
 {
-	if (pctx != NULL && (pctx->state == PS_LIVE || pctx->state == PS_NEW))
+	if (pctx != NULL && pctx->state == PS_LIVE)
 		for (const struct lwp *l = pctx->lwps; l != NULL; l = l->next)
 			if (l->lwpid == lwpid && !l->dead)
 				return l;

@@ -7,6 +7,8 @@
  *   pages N          touch N fresh pages (N page faults at least)
  *   threads N MS     run N threads that each spin MS ms; join them
  *   fork MS          fork a child that spins MS ms and exits; wait for it
+ *   cldfork MS       the same, then exit with the number of stops and
+ *                    continuations of the child SIGCHLD told of
  *   sleep MS         sleep MS milliseconds
  *   pid              print "pid <pid>" and flush
  *   sigdfl           restore the default action of SIGINT and SIGQUIT
@@ -77,6 +79,16 @@ static void *exec_main(void *arg)
 	exit(127);
 }
 
+/* SIGCHLDs telling of a child's stop or continuation ("cldfork"). */
+static volatile sig_atomic_t cld_stops;
+
+static void on_chld(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)uc;
+	if (si->si_code == CLD_STOPPED || si->si_code == CLD_CONTINUED)
+		cld_stops++;
+}
+
 static long num(char **argv, int i, int argc)
 {
 	if (i >= argc) {
@@ -113,6 +125,23 @@ int main(int argc, char **argv)
 				_exit(0);
 			}
 			waitpid(c, NULL, 0);
+		} else if (strcmp(step, "cldfork") == 0) {
+			/* fork as "fork", then exit with the number of
+			 * stops and continuations SIGCHLD told of */
+			long ms = num(argv, ++i, argc);
+			struct sigaction sa;
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_sigaction = on_chld;
+			sa.sa_flags = SA_SIGINFO | SA_RESTART;
+			sigaction(SIGCHLD, &sa, NULL);
+			pid_t c = fork();
+			if (c == 0) {
+				spin_ms(ms);
+				_exit(0);
+			}
+			while (waitpid(c, NULL, 0) < 0)
+				;
+			return (int)cld_stops;
 		} else if (strcmp(step, "sleep") == 0) {
 			long ms = num(argv, ++i, argc);
 			struct timespec ts = { ms / 1000,

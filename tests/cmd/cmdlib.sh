@@ -96,6 +96,18 @@ wait_for_line() {
 	done
 }
 
+# wait_for_exec PID: until PID runs the test target (10 s at most): a
+# background command's pid is the shell's child until it executes, and a
+# capture before that would see that exec.
+wait_for_exec() {
+	i=0
+	while [ "$(cat "/proc/$1/comm" 2>/dev/null)" != pctx_target ] &&
+		[ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 finish() {
 	echo "$(basename "$0" .sh): $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

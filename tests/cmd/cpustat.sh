@@ -81,7 +81,7 @@ for args in "" "-c $ev 0" "-c $ev 1 0" "-c $ev abc" "-c $ev 1 2x" \
 	# shellcheck disable=SC2086
 	run "$cpustat" $args
 	expect_rc "usage '$args'" 2
-	expect_grep "usage-line '$args'" "$tmp/err" '^	cpustat \[-c events\] \[-p period\] \[-nstD\] \[-T d\|u\] \[interval \[count\]\]$'
+	expect_grep "usage-line '$args'" "$tmp/err" '^	cpustat -c spec \[-c spec\]\.\.\. \[-p period\] \[-T u\|d\]$'
 	expect_grep "usage-end '$args'" "$tmp/err" 'Use cputrack\(1\) to monitor per-process statistics\.$'
 done
 
