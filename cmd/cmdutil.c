@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmdutil.h"
+#include "hint.h"
 #include "strtoset.h"
 
 const char *cmd_prog = "cpc";
@@ -62,6 +63,10 @@ void cmd_usage_error(cpc_t *cpc, void (*usage)(FILE *fp))
 		exit(0);
 	}
 	usage(stderr);
+	int counter_free;
+	const char *event = strtoset_refused(&counter_free);
+	if (event != NULL)	/* Linux: after the original's text */
+		hint_event(cpc, event, counter_free, stderr);
 	exit(2);
 }
 
@@ -378,4 +383,5 @@ void cmd_print_capabilities(cpc_t *cpc, FILE *fp)
 	free(copy);
 	/* A Linux section after illumos's text: the processor and its PMU. */
 	fprintf(fp, "\n\tProcessor: %s\n", cpc_linux_cpudesc());
+	hint_print_countable(cpc, fp);
 }

@@ -566,6 +566,32 @@ static void catch_signals(void)
 /* ------------------------------------------------------------ set up */
 
 /*
+ * Can each set be counted here?  A trial bind on this thread, with the
+ * library's message and explanation when not: 0, or -1 (reported).
+ */
+static int preflight(void)
+{
+	for (int i = 0; i < grp.nsets; i++) {
+		cpc_set_t *set = cmd_set_new(cpc, &grp.sets[i]);
+		if (set != NULL && cpc_bind_curlwp(cpc, set, 0) == 0) {
+			(void)cpc_unbind(cpc, set);
+			cpc_set_destroy(cpc, set);
+			continue;
+		}
+		int err = errno;
+		const char *why = cpc_linux_errnote(cpc);
+		fprintf(stderr, "%s: cannot count '%s' on this system - %s\n",
+		    cmd_prog, grp.sets[i].spec, strerror(err));
+		if (why != NULL)
+			fprintf(stderr, "%s: %s\n", cmd_prog, why);
+		if (set != NULL)
+			cpc_set_destroy(cpc, set);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The output, the signals, and the target: the command started, or the
  * process captured.  0, or -1 (reported).
  */
@@ -573,6 +599,10 @@ static int setup(int have_command, char **argv)
 {
 	setvbuf(opts.out, NULL, _IOLBF, 0);
 	catch_signals();
+
+	/* Linux: sets this system cannot count fail before the target. */
+	if (preflight() != 0)
+		return -1;
 
 	if (have_command) {
 		root = pctx_create(argv[optind], &argv[optind], NULL, 1,

@@ -68,6 +68,24 @@ static void error(const char *fmt, ...)
 	va_end(ap);
 }
 
+static char refused[CPC_MAX_EVENT_LEN];
+static int refused_free;
+
+/* Notes an event no counter took, for the tools' hint. */
+static void note_refused(const char *event, int counter_free)
+{
+	snprintf(refused, sizeof(refused), "%s", event);
+	refused_free = counter_free;
+}
+
+const char *strtoset_refused(int *counter_free)
+{
+	if (refused[0] == '\0')
+		return NULL;
+	*counter_free = refused_free;
+	return refused;
+}
+
 static void silent(const char *fn, int subcode, const char *fmt, va_list ap)
 {
 	(void)fn, (void)subcode, (void)fmt, (void)ap;
@@ -188,6 +206,10 @@ static int parse_token(struct parse *ps, char *tok, int *highest)
 				return 0;
 			}
 		error("bad token '%s'\n", tok);
+		int counter_free = 0;
+		for (int i = *highest + 1; i < (int)ps->npic; i++)
+			counter_free |= ps->event[i] == NULL;
+		note_refused(tok, counter_free);
 		return -1;
 	}
 	switch (t->kind) {
@@ -203,6 +225,7 @@ static int parse_token(struct parse *ps, char *tok, int *highest)
 		if (!can_count(ps, value, t->pic)) {
 			error("pic%d cannot measure event '%s' on this cpu\n",
 			    t->pic, value);
+			note_refused(value, 1);
 			return -1;
 		}
 		ps->event[t->pic] = value;

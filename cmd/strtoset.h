@@ -21,4 +21,10 @@ cpc_set_t *cpc_strtoset(cpc_t *cpc, const char *spec, int smt);
 /* The tool's error handler, also installed on cpc with cpc_seterrhndlr. */
 void strtoset_handler(cpc_errhndlr_t *fn);
 
+/*
+ * The event of the last specification no counter took (unknown, or no
+ * counter left: *counter_free says which counters remained), or NULL.
+ */
+const char *strtoset_refused(int *counter_free);
+
 #endif

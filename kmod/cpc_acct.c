@@ -22,14 +22,14 @@
 #include "cpc_acct.h"
 
 /**
- * struct cpc_user - the sets of one user (the opener of files)
- * @node: in cpc_users
+ * struct kcpc_user - the sets of one user (the opener of files)
+ * @node: in kcpc_users
  * @uid: the user
  * @files: open files of the user
  * @nsets: sets (bindings and group aggregates) of those files
  * @nev: counters of those sets
  */
-struct cpc_user {
+struct kcpc_user {
 	struct hlist_node node;
 	kuid_t uid;
 	unsigned int files;
@@ -38,94 +38,99 @@ struct cpc_user {
 };
 
 /**
- * struct cpc_thread - the sets counting one thread, of all files
- * @node: in cpc_threads
+ * struct kcpc_thread - the sets counting one thread, of all files
+ * @node: in kcpc_threads
  * @task: the thread (each set holds a reference of its own)
  * @nsets: the sets
  */
-struct cpc_thread {
+struct kcpc_thread {
 	struct hlist_node node;
 	struct task_struct *task;
 	unsigned int nsets;
 };
 
-static DEFINE_HASHTABLE(cpc_users, 6);
-static DEFINE_HASHTABLE(cpc_threads, 8);
-static DEFINE_SPINLOCK(cpc_acct_lock);
-static atomic_t cpc_nr_sets = ATOMIC_INIT(0);
+/* The limits: module parameters (cpc_main.c). */
+unsigned int kcpc_max_contexts = 1024;
+unsigned int kcpc_max_events = 4096;
+unsigned int kcpc_max_sets_per_thread = 16;
+
+static DEFINE_HASHTABLE(kcpc_users, 6);
+static DEFINE_HASHTABLE(kcpc_threads, 8);
+static DEFINE_SPINLOCK(kcpc_acct_lock);
+static atomic_t kcpc_nr_sets = ATOMIC_INIT(0);
 
 /**
- * cpc_contexts_in_use() - number of sets of all files
+ * kcpc_contexts_in_use() - number of sets of all files
  *
  * Return: bindings plus group aggregates currently set up.
  */
-int cpc_contexts_in_use(void)
+int kcpc_contexts_in_use(void)
 {
-	return atomic_read(&cpc_nr_sets);
+	return atomic_read(&kcpc_nr_sets);
 }
 
 /**
- * cpc_user_get() - find or create the accounting of a user for a new file
+ * kcpc_user_get() - find or create the accounting of a user for a new file
  * @uid: the opener
  *
  * Return: the accounting, or NULL when out of memory.
  */
-struct cpc_user *cpc_user_get(kuid_t uid)
+struct kcpc_user *kcpc_user_get(kuid_t uid)
 {
-	struct cpc_user *user, *new;
+	struct kcpc_user *user, *new;
 	u32 key = from_kuid(&init_user_ns, uid);
 
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return NULL;
 
-	spin_lock(&cpc_acct_lock);
-	hash_for_each_possible(cpc_users, user, node, key) {
+	spin_lock(&kcpc_acct_lock);
+	hash_for_each_possible(kcpc_users, user, node, key) {
 		if (uid_eq(user->uid, uid)) {
 			user->files++;
-			spin_unlock(&cpc_acct_lock);
+			spin_unlock(&kcpc_acct_lock);
 			kfree(new);
 			return user;
 		}
 	}
 	new->uid = uid;
 	new->files = 1;
-	hash_add(cpc_users, &new->node, key);
-	spin_unlock(&cpc_acct_lock);
+	hash_add(kcpc_users, &new->node, key);
+	spin_unlock(&kcpc_acct_lock);
 	return new;
 }
 
 /**
- * cpc_user_put() - drop the accounting of a closed file
- * @user: from cpc_user_get(); the file's sets are gone
+ * kcpc_user_put() - drop the accounting of a closed file
+ * @user: from kcpc_user_get(); the file's sets are gone
  */
-void cpc_user_put(struct cpc_user *user)
+void kcpc_user_put(struct kcpc_user *user)
 {
 	bool last;
 
-	spin_lock(&cpc_acct_lock);
+	spin_lock(&kcpc_acct_lock);
 	last = --user->files == 0;
 	if (last) {
 		WARN_ON_ONCE(user->nsets || user->nev);
 		hash_del(&user->node);
 	}
-	spin_unlock(&cpc_acct_lock);
+	spin_unlock(&kcpc_acct_lock);
 	if (last)
 		kfree(user);
 }
 
-static struct cpc_thread *cpc_thread_find(struct task_struct *task)
+static struct kcpc_thread *kcpc_thread_find(struct task_struct *task)
 {
-	struct cpc_thread *thr;
+	struct kcpc_thread *thr;
 
-	hash_for_each_possible(cpc_threads, thr, node, hash_ptr(task, 32))
+	hash_for_each_possible(kcpc_threads, thr, node, hash_ptr(task, 32))
 		if (thr->task == task)
 			return thr;
 	return NULL;
 }
 
 /**
- * cpc_acct_charge() - charge a new set, within the limits
+ * kcpc_acct_charge() - charge a new set, within the limits
  * @acct: receives the charge
  * @user: the opener of the set's file
  * @task: the thread the set counts
@@ -136,29 +141,29 @@ static struct cpc_thread *cpc_thread_find(struct task_struct *task)
  *
  * Return: 0, -EAGAIN past a limit, or -ENOMEM.
  */
-int cpc_acct_charge(struct cpc_acct *acct, struct cpc_user *user,
-		    struct task_struct *task, unsigned int nev,
-		    const struct cpc_acct *old)
+int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
+		     struct task_struct *task, unsigned int nev,
+		     const struct kcpc_acct *old)
 {
 	unsigned int old_sets = old ? 1 : 0, old_nev = old ? old->nev : 0;
-	struct cpc_thread *thr, *new;
+	struct kcpc_thread *thr, *new;
 	int err = 0;
 
 	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
 	if (!new)
 		return -ENOMEM;
 
-	spin_lock(&cpc_acct_lock);
-	thr = cpc_thread_find(task);
+	spin_lock(&kcpc_acct_lock);
+	thr = kcpc_thread_find(task);
 	if (!thr) {
 		thr = new;
 		new = NULL;
 		thr->task = task;
-		hash_add(cpc_threads, &thr->node, hash_ptr(task, 32));
+		hash_add(kcpc_threads, &thr->node, hash_ptr(task, 32));
 	}
-	if (user->nsets - old_sets >= READ_ONCE(cpc_max_contexts) ||
-	    user->nev - old_nev + nev > READ_ONCE(cpc_max_events) ||
-	    thr->nsets - old_sets >= READ_ONCE(cpc_max_sets_per_thread)) {
+	if (user->nsets - old_sets >= READ_ONCE(kcpc_max_contexts) ||
+	    user->nev - old_nev + nev > READ_ONCE(kcpc_max_events) ||
+	    thr->nsets - old_sets >= READ_ONCE(kcpc_max_sets_per_thread)) {
 		err = -EAGAIN;
 		if (!thr->nsets) {
 			hash_del(&thr->node);
@@ -171,30 +176,30 @@ int cpc_acct_charge(struct cpc_acct *acct, struct cpc_user *user,
 		acct->user = user;
 		acct->thread = thr;
 		acct->nev = nev;
-		atomic_inc(&cpc_nr_sets);
+		atomic_inc(&kcpc_nr_sets);
 	}
-	spin_unlock(&cpc_acct_lock);
+	spin_unlock(&kcpc_acct_lock);
 	kfree(new);
 	return err;
 }
 
 /**
- * cpc_acct_uncharge() - give back what a set was charged with
- * @acct: from cpc_acct_charge()
+ * kcpc_acct_uncharge() - give back what a set was charged with
+ * @acct: from kcpc_acct_charge()
  */
-void cpc_acct_uncharge(struct cpc_acct *acct)
+void kcpc_acct_uncharge(struct kcpc_acct *acct)
 {
-	struct cpc_thread *thr = acct->thread;
+	struct kcpc_thread *thr = acct->thread;
 	bool last;
 
-	spin_lock(&cpc_acct_lock);
+	spin_lock(&kcpc_acct_lock);
 	acct->user->nsets--;
 	acct->user->nev -= acct->nev;
 	last = --thr->nsets == 0;
 	if (last)
 		hash_del(&thr->node);
-	spin_unlock(&cpc_acct_lock);
-	atomic_dec(&cpc_nr_sets);
+	spin_unlock(&kcpc_acct_lock);
+	atomic_dec(&kcpc_nr_sets);
 	if (last)
 		kfree(thr);
 	acct->thread = NULL;

@@ -3,40 +3,40 @@
  * Resource limits of /dev/cpc: sets and counters per user, sets per
  * thread.
  */
-#ifndef CPC_ACCT_H
-#define CPC_ACCT_H
+#ifndef KCPC_ACCT_H
+#define KCPC_ACCT_H
 
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
 struct task_struct;
-struct cpc_user;
-struct cpc_thread;
+struct kcpc_user;
+struct kcpc_thread;
 
-/* Limits (module parameters, defined in cpc_main.c). */
-extern unsigned int cpc_max_contexts;
-extern unsigned int cpc_max_events;
-extern unsigned int cpc_max_sets_per_thread;
+/* Limits (module parameters of cpc_main.c). */
+extern unsigned int kcpc_max_contexts;
+extern unsigned int kcpc_max_events;
+extern unsigned int kcpc_max_sets_per_thread;
 
 /**
- * struct cpc_acct - what one set is charged with
+ * struct kcpc_acct - what one set is charged with
  * @user: the user who opened the set's file
  * @thread: the counted thread's entry
  * @nev: counters of the set
  */
-struct cpc_acct {
-	struct cpc_user *user;
-	struct cpc_thread *thread;
+struct kcpc_acct {
+	struct kcpc_user *user;
+	struct kcpc_thread *thread;
 	unsigned int nev;
 };
 
-struct cpc_user *cpc_user_get(kuid_t uid);
-void cpc_user_put(struct cpc_user *user);
+struct kcpc_user *kcpc_user_get(kuid_t uid);
+void kcpc_user_put(struct kcpc_user *user);
 
-int cpc_acct_charge(struct cpc_acct *acct, struct cpc_user *user,
-		    struct task_struct *task, unsigned int nev,
-		    const struct cpc_acct *old);
-void cpc_acct_uncharge(struct cpc_acct *acct);
-int cpc_contexts_in_use(void);
+int kcpc_acct_charge(struct kcpc_acct *acct, struct kcpc_user *user,
+		     struct task_struct *task, unsigned int nev,
+		     const struct kcpc_acct *old);
+void kcpc_acct_uncharge(struct kcpc_acct *acct);
+int kcpc_contexts_in_use(void);
 
-#endif /* CPC_ACCT_H */
+#endif /* KCPC_ACCT_H */

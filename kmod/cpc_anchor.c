@@ -22,15 +22,15 @@
 
 #include "cpc_anchor.h"
 
-static struct perf_event *cpc_anchor[PERF_COUNT_SW_MAX];
+static struct perf_event *kcpc_anchor[PERF_COUNT_SW_MAX];
 
 /**
- * cpc_anchors_create() - create the anchors (at module load)
+ * kcpc_anchors_create() - create the anchors (at module load)
  *
  * A kind the kernel refuses gets no anchor; binding still works for it,
  * at the price of text patching.
  */
-void cpc_anchors_create(void)
+void kcpc_anchors_create(void)
 {
 	struct perf_event_attr attr;
 	struct perf_event *ev;
@@ -54,21 +54,21 @@ void cpc_anchors_create(void)
 		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL,
 						      NULL);
 		if (!IS_ERR(ev))
-			cpc_anchor[i] = ev;
+			kcpc_anchor[i] = ev;
 	}
 }
 
 /**
- * cpc_anchors_release() - release the anchors (at module unload)
+ * kcpc_anchors_release() - release the anchors (at module unload)
  */
-void cpc_anchors_release(void)
+void kcpc_anchors_release(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < PERF_COUNT_SW_MAX; i++) {
-		if (cpc_anchor[i]) {
-			perf_event_release_kernel(cpc_anchor[i]);
-			cpc_anchor[i] = NULL;
+		if (kcpc_anchor[i]) {
+			perf_event_release_kernel(kcpc_anchor[i]);
+			kcpc_anchor[i] = NULL;
 		}
 	}
 }

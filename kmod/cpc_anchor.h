@@ -3,10 +3,10 @@
  * Counters that keep the kernel's software-event static keys enabled
  * while the module is loaded (see cpc_anchor.c).
  */
-#ifndef CPC_ANCHOR_H
-#define CPC_ANCHOR_H
+#ifndef KCPC_ANCHOR_H
+#define KCPC_ANCHOR_H
 
-void cpc_anchors_create(void);
-void cpc_anchors_release(void);
+void kcpc_anchors_create(void);
+void kcpc_anchors_release(void);
 
-#endif /* CPC_ANCHOR_H */
+#endif /* KCPC_ANCHOR_H */

@@ -34,157 +34,82 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/perf_event.h>
 #include <linux/pid.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
-#include <linux/sched/coredump.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
-#include <linux/version.h>
 
+#include "cpc.h"
 #include "cpc_acct.h"
 #include "cpc_anchor.h"
+#include "cpc_compat.h"
 #include "cpc_ctx.h"
-#include "cpc_sched.h"
+#include "cpc_debugfs.h"
+#include "cpc_page.h"
 #include "cpc_validate.h"
 
-/*
- * The exec lock (see cpc_exec_lock()) is signal_struct.exec_update_lock,
- * which Linux 5.11 introduced and 5.10.6 took over from the stable series.
- * Earlier kernels have exec_update_mutex (5.7 to 5.10.5) or nothing; the
- * module does not support them.
- */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(5, 10, 6)
-#error "cpc.ko needs Linux 5.10.6 or later (signal_struct.exec_update_lock)"
-#endif
 
 /* ------------------------------------------------------------------ */
-/* Module parameters                                                    */
+/* Module parameters: policy                                            */
 /* ------------------------------------------------------------------ */
 
-static unsigned int cpc_access = 1;
-module_param_named(access, cpc_access, uint, 0644);
+static unsigned int kcpc_access = 1;
+module_param_named(access, kcpc_access, uint, 0644);
 MODULE_PARM_DESC(access,
 		 "Who may open /dev/cpc (after the node's permissions): 0 = everyone, 1 = members of the group (access_gid) or CAP_PERFMON (default), 2 = CAP_PERFMON (or CAP_SYS_ADMIN) only");
 
-static int cpc_access_gid = -1;
-module_param_named(access_gid, cpc_access_gid, int, 0644);
+static int kcpc_access_gid = -1;
+module_param_named(access_gid, kcpc_access_gid, int, 0644);
 MODULE_PARM_DESC(access_gid,
 		 "The group of access=1; default -1: the group of the device node (cpc, set by the udev rule)");
 
-static bool cpc_allow_system;
-module_param_named(allow_system, cpc_allow_system, bool, 0644);
+static bool kcpc_allow_system;
+module_param_named(allow_system, kcpc_allow_system, bool, 0644);
 MODULE_PARM_DESC(allow_system,
 		 "Let users without CAP_PERFMON count in kernel mode (CPC_KREQ_SYSTEM); default 0");
 
-unsigned int cpc_max_contexts = 1024;
-module_param_named(max_contexts, cpc_max_contexts, uint, 0644);
+module_param_named(max_contexts, kcpc_max_contexts, uint, 0644);
 MODULE_PARM_DESC(max_contexts,
 		 "Bindings plus group aggregates per user (of the files the user opened); default 1024");
 
-unsigned int cpc_max_events = 4096;
-module_param_named(max_events, cpc_max_events, uint, 0644);
+module_param_named(max_events, kcpc_max_events, uint, 0644);
 MODULE_PARM_DESC(max_events,
 		 "Kernel counters per user (of the files the user opened); default 4096");
 
-unsigned int cpc_max_sets_per_thread = 16;
-module_param_named(max_sets_per_thread, cpc_max_sets_per_thread, uint, 0644);
+module_param_named(max_sets_per_thread, kcpc_max_sets_per_thread, uint, 0644);
 MODULE_PARM_DESC(max_sets_per_thread,
 		 "Bindings plus group aggregates counting one thread, of all files; default 16");
 
-static int cpc_param_get_in_use(char *buf, const struct kernel_param *kp)
+static bool kcpc_hw_pmu;
+
+/**
+ * kcpc_probe_hw_pmu() - can this kernel count hardware events?
+ *
+ * Return: true if a cycles counter can be created for the current thread.
+ */
+static bool kcpc_probe_hw_pmu(void)
 {
-	return scnprintf(buf, PAGE_SIZE, "%d\n", cpc_contexts_in_use());
+	struct perf_event_attr attr;
+	struct perf_event *ev;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	ev = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	if (IS_ERR(ev))
+		return false;
+	perf_event_release_kernel(ev);
+	return true;
 }
-
-static const struct kernel_param_ops cpc_in_use_ops = {
-	.get = cpc_param_get_in_use,
-};
-module_param_cb(contexts_in_use, &cpc_in_use_ops, NULL, 0400);
-MODULE_PARM_DESC(contexts_in_use,
-		 "Bindings plus group aggregates of all users (read-only, root only)");
-
-static int cpc_param_get_reads(char *buf, const struct kernel_param *kp)
-{
-	u64 v[3];
-
-	cpc_read_stats(&v[0], &v[1], &v[2]);
-	return scnprintf(buf, PAGE_SIZE, "%llu\n",
-			 v[(uintptr_t)kp->arg]);
-}
-
-static const struct kernel_param_ops cpc_reads_ops = {
-	.get = cpc_param_get_reads,
-};
-module_param_cb(self_reads, &cpc_reads_ops, (void *)0, 0444);
-MODULE_PARM_DESC(self_reads,
-		 "Counters a thread's own samples read on its processor without perf's locks (read-only)");
-module_param_cb(self_time_reads, &cpc_reads_ops, (void *)1, 0444);
-MODULE_PARM_DESC(self_time_reads,
-		 "Of self_reads, those that computed the on-CPU time too (read-only)");
-module_param_cb(stopped_reads, &cpc_reads_ops, (void *)2, 0444);
-MODULE_PARM_DESC(stopped_reads,
-		 "Stopped counters a thread's own samples read from their final values (read-only)");
-static int cpc_param_get_page(char *buf, const struct kernel_param *kp)
-{
-	u64 v[4];
-
-	if (!kp->arg)
-		return scnprintf(buf, PAGE_SIZE, "%c\n",
-				 cpc_page_time_possible() ? 'Y' : 'N');
-	if ((uintptr_t)kp->arg == 5)
-		return scnprintf(buf, PAGE_SIZE, "%c\n",
-				 cpc_page_cpu_clock() ? 'Y' : 'N');
-	cpc_page_stats(&v[0], &v[1], &v[2]);
-	v[3] = cpc_rearm_count();
-	return scnprintf(buf, PAGE_SIZE, "%llu\n",
-			 v[(uintptr_t)kp->arg - 1]);
-}
-
-static const struct kernel_param_ops cpc_page_ops = {
-	.get = cpc_param_get_page,
-};
-module_param_cb(page_time, &cpc_page_ops, (void *)0, 0444);
-MODULE_PARM_DESC(page_time,
-		 "Y: the state page of a binding of clocks (task-clock; cpu-clock: see page_cpu_clock) carries a time base (CPC_KPAGE_TIME) (read-only)");
-module_param_cb(page_cpu_clock, &cpc_page_ops, (void *)5, 0444);
-MODULE_PARM_DESC(page_cpu_clock,
-		 "Y: cpu-clock too is read from the state page (before Linux 6.2, where perf reschedules a task's software events together) (read-only)");
-module_param_cb(page_sched_ins, &cpc_page_ops, (void *)1, 0444);
-MODULE_PARM_DESC(page_sched_ins,
-		 "Time bases published when a bound thread was scheduled in (read-only)");
-module_param_cb(page_sched_early, &cpc_page_ops, (void *)2, 0444);
-MODULE_PARM_DESC(page_sched_early,
-		 "Schedulings in at which the hook ran before perf had added the first counter back (cpu-clock: no time base then) (read-only)");
-module_param_cb(page_hooks, &cpc_page_ops, (void *)3, 0444);
-MODULE_PARM_DESC(page_hooks,
-		 "Scheduler hooks created (one at the first sample of a mapped page's binding of clocks) (read-only)");
-module_param_cb(rebinds_in_place, &cpc_page_ops, (void *)4, 0444);
-MODULE_PARM_DESC(rebinds_in_place,
-		 "Binds served with the binding's own counters, only the presets changed (read-only)");
-module_param_named(quick_reads, cpc_quick_reads, bool, 0644);
-MODULE_PARM_DESC(quick_reads,
-		 "Read counters without perf's locks where that gives the same values (default Y; N: always through perf)");
-module_param_named(logical_freeze, cpc_logical_freeze, bool, 0644);
-MODULE_PARM_DESC(logical_freeze,
-		 "At an overflow, stop only the overflowing counter and freeze the others' values (default Y; N: disable every counter)");
-
-static int cpc_param_get_freezes(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%llu\n", cpc_logical_freezes());
-}
-
-static const struct kernel_param_ops cpc_freezes_ops = {
-	.get = cpc_param_get_freezes,
-};
-module_param_cb(logical_freezes, &cpc_freezes_ops, NULL, 0444);
-MODULE_PARM_DESC(logical_freezes,
-		 "Overflows that froze their binding logically (read-only)");
-
-static bool cpc_hw_pmu;
 
 /* ------------------------------------------------------------------ */
 /* Access control                                                       */
@@ -195,17 +120,17 @@ static bool cpc_hw_pmu;
  * first (the udev rule: root:cpc, 0660); this is the module's own policy
  * on top of them.
  */
-static int cpc_open_allowed(const struct inode *inode)
+static int kcpc_open_allowed(const struct inode *inode)
 {
 	int gid;
 
-	switch (READ_ONCE(cpc_access)) {
+	switch (READ_ONCE(kcpc_access)) {
 	case 0:
 		return 0;
 	case 1:
 		if (perfmon_capable())
 			return 0;
-		gid = READ_ONCE(cpc_access_gid);
+		gid = READ_ONCE(kcpc_access_gid);
 		if (in_group_p(gid >= 0 ? make_kgid(&init_user_ns, gid) :
 				inode->i_gid))
 			return 0;
@@ -221,10 +146,9 @@ static int cpc_open_allowed(const struct inode *inode)
  * and dumpability part.  Linux security modules (Yama's ptrace_scope,
  * SELinux, ...) are not consulted.
  */
-static bool cpc_may_ptrace(struct task_struct *task)
+static bool kcpc_may_ptrace(struct task_struct *task)
 {
 	const struct cred *cred = current_cred(), *tcred;
-	struct mm_struct *mm;
 	bool ok;
 
 	rcu_read_lock();
@@ -240,19 +164,13 @@ static bool cpc_may_ptrace(struct task_struct *task)
 	if (!ok)
 		return false;
 
-	task_lock(task);
-	mm = task->mm;
-	if (mm && get_dumpable(mm) != SUID_DUMP_USER &&
-	    !ns_capable_noaudit(mm->user_ns, CAP_SYS_PTRACE))
-		ok = false;
-	task_unlock(task);
-	return ok;
+	return kcpc_task_dumpable(task);
 }
 
 /* What the caller wants to do with a thread. */
-enum cpc_need {
-	CPC_NEED_COUNT,		/* count it */
-	CPC_NEED_SIGNAL,	/* count it with overflow signals to it */
+enum kcpc_need {
+	KCPC_NEED_COUNT,		/* count it */
+	KCPC_NEED_SIGNAL,	/* count it with overflow signals to it */
 };
 
 /*
@@ -262,7 +180,7 @@ enum cpc_need {
  * namespace, or else ptrace-attach rights are needed.  Threads of the
  * caller's own process are always allowed; kernel threads never.
  */
-static bool cpc_may_access(struct task_struct *task, enum cpc_need need)
+static bool kcpc_may_access(struct task_struct *task, enum kcpc_need need)
 {
 	bool capable;
 
@@ -271,19 +189,19 @@ static bool cpc_may_access(struct task_struct *task, enum cpc_need need)
 	if (task->flags & PF_KTHREAD)
 		return false;
 	capable = perfmon_capable();
-	if (capable && need == CPC_NEED_SIGNAL) {
+	if (capable && need == KCPC_NEED_SIGNAL) {
 		rcu_read_lock();
 		capable = ns_capable(__task_cred(task)->user_ns, CAP_KILL);
 		rcu_read_unlock();
 	}
-	return capable || cpc_may_ptrace(task);
+	return capable || kcpc_may_ptrace(task);
 }
 
 /*
  * Finds the thread @tid (0: the caller) in the caller's pid namespace and
  * checks that the caller may count it.  Returns a task reference.
  */
-static struct task_struct *cpc_get_target(pid_t tid, enum cpc_need need)
+static struct task_struct *kcpc_get_target(pid_t tid, enum kcpc_need need)
 {
 	struct task_struct *task;
 	struct pid *pid;
@@ -297,7 +215,7 @@ static struct task_struct *cpc_get_target(pid_t tid, enum cpc_need need)
 	put_pid(pid);
 	if (!task)
 		return ERR_PTR(-ESRCH);
-	if (!cpc_may_access(task, need)) {
+	if (!kcpc_may_access(task, need)) {
 		put_task_struct(task);
 		return ERR_PTR(-EPERM);
 	}
@@ -311,82 +229,82 @@ static struct task_struct *cpc_get_target(pid_t tid, enum cpc_need need)
  * sees its credentials) or after the binding (whose counters it then
  * removes, and whose signals it never gets).
  */
-static int cpc_exec_lock(struct task_struct *task)
+static int kcpc_exec_lock(struct task_struct *task)
 {
 	if (same_thread_group(task, current))
 		return 0;
 	return down_read_killable(&task->signal->exec_update_lock);
 }
 
-static void cpc_exec_unlock(struct task_struct *task)
+static void kcpc_exec_unlock(struct task_struct *task)
 {
 	if (!same_thread_group(task, current))
 		up_read(&task->signal->exec_update_lock);
 }
 
 /* Does a bind ask for overflow signals? */
-static enum cpc_need cpc_bind_need(const struct cpc_kbind *kb, bool group)
+static enum kcpc_need kcpc_bind_need(const struct cpc_kbind *kb, bool group)
 {
 	unsigned int i;
 
 	if (!group)
 		for (i = 0; i < kb->nreqs; i++)
 			if (kb->req[i].flags & CPC_KREQ_OVF_EMT)
-				return CPC_NEED_SIGNAL;
-	return CPC_NEED_COUNT;
+				return KCPC_NEED_SIGNAL;
+	return KCPC_NEED_COUNT;
 }
 
 /* ------------------------------------------------------------------ */
 /* Ioctls                                                               */
 /* ------------------------------------------------------------------ */
 
-static long cpc_ioc_info(void __user *argp)
+static long kcpc_ioc_info(void __user *argp)
 {
 	struct cpc_kinfo info;
 
 	memset(&info, 0, sizeof(info));
 	info.abi = CPC_KMOD_ABI;
 	info.max_reqs = CPC_KMOD_MAX_REQS;
-	info.caps = CPC_KCAP_OVERFLOW | (cpc_hw_pmu ? CPC_KCAP_HW_PMU : 0);
-	info.signo = CPC_SIGEMT;
+	info.caps = CPC_KCAP_OVERFLOW | (kcpc_hw_pmu ? CPC_KCAP_HW_PMU : 0);
+	info.signo = CPC_KMOD_SIGEMT;
 	if (copy_to_user(argp, &info, sizeof(info)))
 		return -EFAULT;
 	return 0;
 }
 
-static long cpc_ioc_bind(struct cpc_file *cf, void __user *argp, bool group)
+static long kcpc_ioc_bind(struct kcpc_file *cf, void __user *argp, bool group)
 {
 	struct task_struct *task;
-	enum cpc_need need;
+	enum kcpc_need need;
 	struct cpc_kbind *kb;
 	long err;
 
 	kb = memdup_user(argp, sizeof(*kb));
 	if (IS_ERR(kb))
 		return PTR_ERR(kb);
-	err = cpc_validate_bind(kb, group);
+	err = kcpc_validate_bind(kb, group);
 	if (err)
 		goto out;
-	if (cpc_bind_counts_system(kb) && !READ_ONCE(cpc_allow_system) &&
+	if (kcpc_bind_counts_system(kb) && !READ_ONCE(kcpc_allow_system) &&
 	    !perfmon_capable()) {
 		err = -EACCES;
 		goto out;
 	}
 
-	need = cpc_bind_need(kb, group);
-	task = cpc_get_target(kb->tid, need);
+	need = kcpc_bind_need(kb, group);
+	task = kcpc_get_target(kb->tid, need);
 	if (IS_ERR(task)) {
 		err = PTR_ERR(task);
 		goto out;
 	}
-	err = cpc_exec_lock(task);
+	err = kcpc_exec_lock(task);
 	if (!err) {
 		/* Check again under the lock: an exec may have just ended. */
-		if (cpc_may_access(task, need))
-			err = cpc_ctx_bind(cf, task, kb, group);
+		if (kcpc_may_access(task, need))
+			err = kcpc_ctx_bind(cf, task, kb, group);
 		else
 			err = -EPERM;
-		cpc_exec_unlock(task);
+		kcpc_exec_unlock(task);
 	}
 	put_task_struct(task);
 out:
@@ -394,8 +312,8 @@ out:
 	return err;
 }
 
-static long cpc_ioc_sample(struct cpc_file *cf, void __user *argp,
-			   bool group)
+static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
+			    bool group)
 {
 	struct task_struct *task;
 	struct cpc_ksample ks;
@@ -404,28 +322,28 @@ static long cpc_ioc_sample(struct cpc_file *cf, void __user *argp,
 
 	if (copy_from_user(&ks, argp, sizeof(ks)))
 		return -EFAULT;
-	err = cpc_validate_sample(&ks);
+	err = kcpc_validate_sample(&ks);
 	if (err)
 		return err;
 	tid = ks.tid;
-	task = cpc_get_target(tid, CPC_NEED_COUNT);
+	task = kcpc_get_target(tid, KCPC_NEED_COUNT);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 
 	memset(&ks, 0, sizeof(ks));
 	ks.abi = CPC_KMOD_ABI;
 	ks.tid = tid;
-	err = cpc_ctx_sample(cf, task, group, &ks);
+	err = kcpc_ctx_sample(cf, task, group, &ks);
 	put_task_struct(task);
 	if (!err && copy_to_user(argp, &ks, sizeof(ks)))
 		err = -EFAULT;
 	return err;
 }
 
-enum cpc_target_op { CPC_OP_RELE, CPC_OP_RESTART, CPC_OP_GROUP_CLOSE };
+enum kcpc_target_op { KCPC_OP_RELE, KCPC_OP_RESTART, KCPC_OP_GROUP_CLOSE };
 
-static long cpc_ioc_target(struct cpc_file *cf, void __user *argp,
-			   enum cpc_target_op op)
+static long kcpc_ioc_target(struct kcpc_file *cf, void __user *argp,
+			    enum kcpc_target_op op)
 {
 	struct task_struct *task;
 	struct cpc_ktarget kt;
@@ -433,50 +351,50 @@ static long cpc_ioc_target(struct cpc_file *cf, void __user *argp,
 
 	if (copy_from_user(&kt, argp, sizeof(kt)))
 		return -EFAULT;
-	err = cpc_validate_target(&kt);
+	err = kcpc_validate_target(&kt);
 	if (err)
 		return err;
-	task = cpc_get_target(kt.tid, CPC_NEED_COUNT);
+	task = kcpc_get_target(kt.tid, KCPC_NEED_COUNT);
 	if (IS_ERR(task))
 		return PTR_ERR(task);
 
 	switch (op) {
-	case CPC_OP_RELE:
-		err = cpc_ctx_rele(cf, task, false);
+	case KCPC_OP_RELE:
+		err = kcpc_ctx_rele(cf, task, false);
 		break;
-	case CPC_OP_GROUP_CLOSE:
-		err = cpc_ctx_rele(cf, task, true);
+	case KCPC_OP_GROUP_CLOSE:
+		err = kcpc_ctx_rele(cf, task, true);
 		break;
 	default:
-		err = cpc_ctx_restart(cf, task);
+		err = kcpc_ctx_restart(cf, task);
 		break;
 	}
 	put_task_struct(task);
 	return err;
 }
 
-static long cpc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long kcpc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct cpc_file *cf = file->private_data;
+	struct kcpc_file *cf = file->private_data;
 	void __user *argp = (void __user *)arg;
 
 	switch (cmd) {
 	case CPC_KIOC_INFO:
-		return cpc_ioc_info(argp);
+		return kcpc_ioc_info(argp);
 	case CPC_KIOC_BIND:
-		return cpc_ioc_bind(cf, argp, false);
+		return kcpc_ioc_bind(cf, argp, false);
 	case CPC_KIOC_SAMPLE:
-		return cpc_ioc_sample(cf, argp, false);
+		return kcpc_ioc_sample(cf, argp, false);
 	case CPC_KIOC_RELE:
-		return cpc_ioc_target(cf, argp, CPC_OP_RELE);
+		return kcpc_ioc_target(cf, argp, KCPC_OP_RELE);
 	case CPC_KIOC_RESTART:
-		return cpc_ioc_target(cf, argp, CPC_OP_RESTART);
+		return kcpc_ioc_target(cf, argp, KCPC_OP_RESTART);
 	case CPC_KIOC_GROUP_OPEN:
-		return cpc_ioc_bind(cf, argp, true);
+		return kcpc_ioc_bind(cf, argp, true);
 	case CPC_KIOC_GROUP_SAMPLE:
-		return cpc_ioc_sample(cf, argp, true);
+		return kcpc_ioc_sample(cf, argp, true);
 	case CPC_KIOC_GROUP_CLOSE:
-		return cpc_ioc_target(cf, argp, CPC_OP_GROUP_CLOSE);
+		return kcpc_ioc_target(cf, argp, KCPC_OP_GROUP_CLOSE);
 	default:
 		return -ENOTTY;
 	}
@@ -486,13 +404,13 @@ static long cpc_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 /* File operations                                                      */
 /* ------------------------------------------------------------------ */
 
-static int cpc_open(struct inode *inode, struct file *file)
+static int kcpc_open(struct inode *inode, struct file *file)
 {
-	struct cpc_user *user;
-	struct cpc_file *cf;
+	struct kcpc_user *user;
+	struct kcpc_file *cf;
 	int err;
 
-	err = cpc_open_allowed(inode);
+	err = kcpc_open_allowed(inode);
 	if (err)
 		return err;
 	err = nonseekable_open(inode, file);
@@ -502,22 +420,22 @@ static int cpc_open(struct inode *inode, struct file *file)
 	cf = kzalloc(sizeof(*cf), GFP_KERNEL_ACCOUNT);
 	if (!cf)
 		return -ENOMEM;
-	user = cpc_user_get(current_uid());
+	user = kcpc_user_get(current_uid());
 	if (!user) {
 		kfree(cf);
 		return -ENOMEM;
 	}
-	cpc_file_init(cf, file, user);
+	kcpc_file_init(cf, file, user);
 	file->private_data = cf;
 	return 0;
 }
 
-static int cpc_release(struct inode *inode, struct file *file)
+static int kcpc_release(struct inode *inode, struct file *file)
 {
-	struct cpc_file *cf = file->private_data;
+	struct kcpc_file *cf = file->private_data;
 
-	cpc_file_destroy(cf);
-	cpc_user_put(cf->user);
+	kcpc_file_destroy(cf);
+	kcpc_user_put(cf->user);
 	kfree(cf);
 	return 0;
 }
@@ -527,9 +445,9 @@ static int cpc_release(struct inode *inode, struct file *file)
  * thread's state page; it must be bound.  The mapping can never become
  * writable or executable, and a fork child does not get it (it would show
  * the parent thread's counts, not the child's).  Called with mmap_lock
- * held: cpc_ctx_mmap() frees nothing.
+ * held: kcpc_ctx_mmap() frees nothing.
  */
-static int cpc_mmap(struct file *file, struct vm_area_struct *vma)
+static int kcpc_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
@@ -537,58 +455,56 @@ static int cpc_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
 		return -EPERM;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
-		     VM_MAYWRITE | VM_MAYEXEC);
-#else
-	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
-	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
-#endif
-	return cpc_ctx_mmap(file->private_data, vma);
+	kcpc_vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+			  VM_MAYWRITE | VM_MAYEXEC);
+	return kcpc_ctx_mmap(file->private_data, vma);
 }
 
-static const struct file_operations cpc_fops = {
+static const struct file_operations kcpc_fops = {
 	.owner = THIS_MODULE,
-	.open = cpc_open,
-	.release = cpc_release,
-	.unlocked_ioctl = cpc_ioctl,
+	.open = kcpc_open,
+	.release = kcpc_release,
+	.unlocked_ioctl = kcpc_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.mmap = cpc_mmap,
+	.mmap = kcpc_mmap,
 };
 
-static struct miscdevice cpc_misc = {
+static struct miscdevice kcpc_misc = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "cpc",
-	.fops = &cpc_fops,
+	.fops = &kcpc_fops,
 	/* root only until udev applies the rule (kmod/60-cpc.rules) */
 	.mode = 0660,
 };
 
-static int __init cpc_init(void)
+static int __init kcpc_init(void)
 {
 	int err;
 
-	cpc_hw_pmu = cpc_probe_hw_pmu();
-	cpc_anchors_create();
+	kcpc_hw_pmu = kcpc_probe_hw_pmu();
+	kcpc_anchors_create();
 	/* Optional: without the hook, samples use the ioctl. */
-	cpc_sched_register();
-	err = misc_register(&cpc_misc);
+	kcpc_sched_register();
+	kcpc_debugfs_create();
+	err = misc_register(&kcpc_misc);
 	if (err) {
-		cpc_sched_unregister();
-		cpc_anchors_release();
+		kcpc_debugfs_remove();
+		kcpc_sched_unregister();
+		kcpc_anchors_release();
 	}
 	return err;
 }
 
-static void __exit cpc_exit(void)
+static void __exit kcpc_exit(void)
 {
-	misc_deregister(&cpc_misc);
-	cpc_sched_unregister();
-	cpc_anchors_release();
+	misc_deregister(&kcpc_misc);
+	kcpc_debugfs_remove();
+	kcpc_sched_unregister();
+	kcpc_anchors_release();
 }
 
-module_init(cpc_init);
-module_exit(cpc_exit);
+module_init(kcpc_init);
+module_exit(kcpc_exit);
 
 MODULE_DESCRIPTION("Solaris-style virtualised performance counters for libcpc");
 MODULE_AUTHOR("libcpc for Linux");

@@ -11,18 +11,10 @@
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/perf_event.h>
+#include <linux/signal.h>
 #include <linux/string.h>
 
 #include "cpc_validate.h"
-
-/*
- * The x86 event-select bits a raw request may set: event select (0-7),
- * unit mask (8-15), edge detect (18), invert (23), counter mask (24-31)
- * and the AMD extended event select (32-35).  USR, OS, INT, EN, ANY and
- * PC (16, 17, 19, 20, 21, 22) belong to the kernel, as does the rest.
- */
-#define CPC_RAW_X86_MASK	(GENMASK_ULL(15, 0) | BIT_ULL(18) | \
-				 BIT_ULL(23) | GENMASK_ULL(35, 24))
 
 /* The layout is the ABI: no padding may hide unchecked bytes. */
 static_assert(sizeof(struct cpc_kreq) == 40);
@@ -31,8 +23,10 @@ static_assert(sizeof(struct cpc_ksample) == 40 + 8 * CPC_KMOD_MAX_REQS);
 static_assert(sizeof(struct cpc_ktarget) == 16);
 static_assert(sizeof(struct cpc_kinfo) == 32);
 static_assert(sizeof(struct cpc_kpage) == 64 + 12 * CPC_KMOD_MAX_REQS);
+/* Solaris' SIGEMT is SIGSTKFLT on x86 Linux. */
+static_assert(CPC_KMOD_SIGEMT == SIGSTKFLT);
 
-static int cpc_validate_software(u64 config)
+static int kcpc_validate_software(u64 config)
 {
 	switch (config) {
 	case PERF_COUNT_SW_CPU_CLOCK:
@@ -50,7 +44,7 @@ static int cpc_validate_software(u64 config)
 	}
 }
 
-static int cpc_validate_hw_cache(u64 config)
+static int kcpc_validate_hw_cache(u64 config)
 {
 	u64 id = config & 0xff;
 	u64 op = (config >> 8) & 0xff;
@@ -65,7 +59,7 @@ static int cpc_validate_hw_cache(u64 config)
 	return 0;
 }
 
-static int cpc_validate_req(const struct cpc_kreq *r, bool group)
+static int kcpc_validate_req(const struct cpc_kreq *r, bool group)
 {
 	if (r->flags & ~CPC_KREQ_ALL)
 		return -EINVAL;
@@ -77,26 +71,26 @@ static int cpc_validate_req(const struct cpc_kreq *r, bool group)
 
 	switch (r->kind) {
 	case CPC_KEV_RAW_X86:
-		return (r->config & ~CPC_RAW_X86_MASK) ? -EINVAL : 0;
+		return (r->config & ~CPC_KMOD_RAW_X86_MASK) ? -EINVAL : 0;
 	case CPC_KEV_SOFTWARE:
-		return cpc_validate_software(r->config);
+		return kcpc_validate_software(r->config);
 	case CPC_KEV_HARDWARE:
 		return r->config < PERF_COUNT_HW_MAX ? 0 : -EINVAL;
 	case CPC_KEV_HW_CACHE:
-		return cpc_validate_hw_cache(r->config);
+		return kcpc_validate_hw_cache(r->config);
 	default:
 		return -EINVAL;
 	}
 }
 
 /**
- * cpc_validate_bind() - check a CPC_KIOC_BIND or CPC_KIOC_GROUP_OPEN
+ * kcpc_validate_bind() - check a CPC_KIOC_BIND or CPC_KIOC_GROUP_OPEN
  * @kb: the structure copied from user space
  * @group: true for CPC_KIOC_GROUP_OPEN
  *
  * Return: 0 or -EINVAL.
  */
-int cpc_validate_bind(const struct cpc_kbind *kb, bool group)
+int kcpc_validate_bind(const struct cpc_kbind *kb, bool group)
 {
 	unsigned int i;
 	int err;
@@ -116,7 +110,7 @@ int cpc_validate_bind(const struct cpc_kbind *kb, bool group)
 		return -EINVAL;
 
 	for (i = 0; i < kb->nreqs; i++) {
-		err = cpc_validate_req(&kb->req[i], group);
+		err = kcpc_validate_req(&kb->req[i], group);
 		if (err)
 			return err;
 	}
@@ -128,14 +122,14 @@ int cpc_validate_bind(const struct cpc_kbind *kb, bool group)
 }
 
 /**
- * cpc_validate_sample() - check a CPC_KIOC_SAMPLE or CPC_KIOC_GROUP_SAMPLE
+ * kcpc_validate_sample() - check a CPC_KIOC_SAMPLE or CPC_KIOC_GROUP_SAMPLE
  * @ks: the structure copied from user space
  *
  * Only abi, tid and reserved are inputs; the other fields are overwritten.
  *
  * Return: 0 or -EINVAL.
  */
-int cpc_validate_sample(const struct cpc_ksample *ks)
+int kcpc_validate_sample(const struct cpc_ksample *ks)
 {
 	if (ks->abi != CPC_KMOD_ABI || ks->tid < 0)
 		return -EINVAL;
@@ -145,12 +139,12 @@ int cpc_validate_sample(const struct cpc_ksample *ks)
 }
 
 /**
- * cpc_validate_target() - check a CPC_KIOC_RELE, _RESTART or _GROUP_CLOSE
+ * kcpc_validate_target() - check a CPC_KIOC_RELE, _RESTART or _GROUP_CLOSE
  * @kt: the structure copied from user space
  *
  * Return: 0 or -EINVAL.
  */
-int cpc_validate_target(const struct cpc_ktarget *kt)
+int kcpc_validate_target(const struct cpc_ktarget *kt)
 {
 	if (kt->abi != CPC_KMOD_ABI || kt->tid < 0 || kt->reserved)
 		return -EINVAL;
@@ -158,12 +152,12 @@ int cpc_validate_target(const struct cpc_ktarget *kt)
 }
 
 /**
- * cpc_bind_counts_system() - does a (valid) binding count in kernel mode?
- * @kb: a structure that passed cpc_validate_bind()
+ * kcpc_bind_counts_system() - does a (valid) binding count in kernel mode?
+ * @kb: a structure that passed kcpc_validate_bind()
  *
  * Return: true if any request has CPC_KREQ_SYSTEM.
  */
-bool cpc_bind_counts_system(const struct cpc_kbind *kb)
+bool kcpc_bind_counts_system(const struct cpc_kbind *kb)
 {
 	unsigned int i;
 

@@ -2,16 +2,16 @@
 /*
  * Validation of everything user space hands to /dev/cpc.
  */
-#ifndef CPC_VALIDATE_H
-#define CPC_VALIDATE_H
+#ifndef KCPC_VALIDATE_H
+#define KCPC_VALIDATE_H
 
 #include <linux/types.h>
 
 #include "uapi/cpc_kmod.h"
 
-int cpc_validate_bind(const struct cpc_kbind *kb, bool group);
-int cpc_validate_sample(const struct cpc_ksample *ks);
-int cpc_validate_target(const struct cpc_ktarget *kt);
-bool cpc_bind_counts_system(const struct cpc_kbind *kb);
+int kcpc_validate_bind(const struct cpc_kbind *kb, bool group);
+int kcpc_validate_sample(const struct cpc_ksample *ks);
+int kcpc_validate_target(const struct cpc_ktarget *kt);
+bool kcpc_bind_counts_system(const struct cpc_kbind *kb);
 
-#endif /* CPC_VALIDATE_H */
+#endif /* KCPC_VALIDATE_H */

@@ -32,6 +32,23 @@
 #define CPC_KEV_HARDWARE 3	/* PERF_COUNT_HW_* (generic) */
 #define CPC_KEV_HW_CACHE 4	/* id | op << 8 | result << 16 */
 
+/*
+ * The x86 event-select bits a CPC_KEV_RAW_X86 request may set: event
+ * select (0-7), unit mask (8-15), edge detect (18), invert (23), counter
+ * mask (24-31) and the AMD extended event select (32-35).  USR, OS, INT,
+ * EN, ANY and PC (16, 17, 19, 20, 21, 22) belong to the kernel, as does
+ * the rest.
+ */
+#define CPC_KMOD_RAW_X86_MASK \
+	(0xffffULL | 1ULL << 18 | 1ULL << 23 | 0xffULL << 24 | 0xfULL << 32)
+
+/*
+ * The overflow signal: Solaris' SIGEMT is SIGSTKFLT (16) on x86 Linux,
+ * with si_code EMT_CPCOVF (1) and si_addr the user PC at the overflow.
+ */
+#define CPC_KMOD_SIGEMT 16
+#define CPC_KMOD_EMT_CPCOVF 1
+
 struct cpc_kreq {
 	__u32 kind;		/* CPC_KEV_* */
 	__u32 flags;		/* CPC_KREQ_* */
@@ -91,7 +108,7 @@ struct cpc_kinfo {
 	__u32 abi;		/* out: CPC_KMOD_ABI */
 	__u32 max_reqs;		/* out: CPC_KMOD_MAX_REQS */
 	__u32 caps;		/* out: CPC_KCAP_* */
-	__u32 signo;		/* out: the overflow signal (16, SIGEMT) */
+	__u32 signo;		/* out: CPC_KMOD_SIGEMT */
 	__u64 reserved[2];	/* out: 0 */
 };
 

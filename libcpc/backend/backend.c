@@ -8,7 +8,7 @@
 #include "safefmt.h"
 
 static const struct cpc_backend *chosen;
-static char chosen_why[256];
+static char chosen_why[320];
 
 __attribute__((constructor)) static void backend_choose(void)
 {
@@ -23,7 +23,9 @@ __attribute__((constructor)) static void backend_choose(void)
 		else
 			__cpc_safe_fmt(chosen_why, sizeof(chosen_why),
 			    "LIBCPC_BACKEND=kmod, but the libcpc kernel "
-			    "module's device %s cannot be used (%s)",
+			    "module's device %s cannot be used (%s): load "
+			    "the module (modprobe cpc, from libcpc-dkms), or "
+			    "unset LIBCPC_BACKEND to count through perf",
 			    "/dev/cpc", strerrordesc_np(-rc));
 	} else if (want == NULL || *want == '\0') {
 		/* The module when its device is there, else perf. */

@@ -70,8 +70,7 @@ struct kmod_thread {
 static __thread struct kmod_thread kt __attribute__((tls_model("initial-exec")));
 
 /* x86 event-select bits the module accepts for CPC_KEV_RAW_X86. */
-#define RAW_X86_BITS                                                       \
-	(0xffffULL | 1ULL << 18 | 1ULL << 23 | 0xffULL << 24 | 0xfULL << 32)
+#define RAW_X86_BITS CPC_KMOD_RAW_X86_MASK
 
 int __cpc_kmod_open(void)
 {
@@ -372,7 +371,7 @@ static int clock_overflow(const struct cpc_req *r)
 /*
  * The same events with new presets: one CPC_KIOC_BIND without a release
  * first, which the module serves with the same kernel counters (see
- * cpc_set_rearm in kmod/cpc_ctx.c).  Not for clocks that notify
+ * kcpc_set_rearm in kmod/cpc_ctx.c).  Not for clocks that notify
  * overflow, which the module does not rebind in place: replaced without
  * a release first, they lost overflow signals under timer storms
  * (tests/hardening/test_stress.c), so they take the release and bind of

@@ -46,7 +46,7 @@ int cpc_getcpuver(void)
 }
 
 /* 1 if the kernel has a hardware PMU for the core (not only software events). */
-static int kernel_has_core_pmu(void)
+int __cpc_kernel_has_core_pmu(void)
 {
 	return access("/sys/bus/event_source/devices/cpu/type", F_OK) == 0 ||
 	    access("/sys/bus/event_source/devices/cpu_core/type", F_OK) == 0;
@@ -81,7 +81,7 @@ static void describe_running_cpu(void)
 	struct cpc_cpuinfo ci;
 	__cpc_cpuinfo_read(&ci);
 	const char *pmu = __cpc_native_pmu_name();
-	const char *what = kernel_has_core_pmu()
+	const char *what = __cpc_kernel_has_core_pmu()
 	    ? "hardware and software events"
 	    : "no hardware PMU available: software events only";
 	int cpuver = cpuver_of(&ci);

@@ -169,6 +169,17 @@ int __cpc_perf_name_evsel(unsigned kind, unsigned index, struct cpc_evsel *sel)
 	}
 }
 
+void __cpc_perf_sw_name_walk(void *arg,
+    void (*action)(void *arg, const char *name))
+{
+	unsigned last = ~0U;
+	for (size_t i = 0; i < NELEM(sw_names); i++) {
+		if (sw_names[i].config != last)
+			action(arg, sw_names[i].name);
+		last = sw_names[i].config;
+	}
+}
+
 void __cpc_perf_name_walk(void *arg, void (*action)(void *arg, const char *name))
 {
 	unsigned last = ~0U;
@@ -177,12 +188,7 @@ void __cpc_perf_name_walk(void *arg, void (*action)(void *arg, const char *name)
 			action(arg, hw_names[i].name);
 		last = hw_names[i].config;
 	}
-	last = ~0U;
-	for (size_t i = 0; i < NELEM(sw_names); i++) {
-		if (sw_names[i].config != last)
-			action(arg, sw_names[i].name);
-		last = sw_names[i].config;
-	}
+	__cpc_perf_sw_name_walk(arg, action);
 	for (unsigned id = 0; id < NELEM(cache_ids); id++)
 		for (unsigned op = 0; op < NELEM(cache_ops); op++)
 			for (unsigned r = 0; r < 2; r++) {

@@ -19,4 +19,8 @@ int __cpc_perf_name_evsel(unsigned kind, unsigned index, struct cpc_evsel *sel);
 /* Calls action for the canonical name of every perf event. */
 void __cpc_perf_name_walk(void *arg, void (*action)(void *arg, const char *name));
 
+/* Calls action for the canonical name of every perf software event. */
+void __cpc_perf_sw_name_walk(void *arg,
+    void (*action)(void *arg, const char *name));
+
 #endif

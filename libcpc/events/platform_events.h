@@ -30,4 +30,10 @@ int __cpc_platform_known_name(int cpuver, const char *name);
 /* The first table name of a code on counter regno, or NULL. */
 const char *__cpc_platform_name(int cpuver, int regno, unsigned code);
 
+/*
+ * 1 if the kernel has a core (hardware) PMU; with none, the back end in
+ * use is the kernel's software events.
+ */
+int __cpc_kernel_has_core_pmu(void);
+
 #endif

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "pes.h"
 #include "platform_events.h"
+#include "suggest.h"
 
 #define FN "strtoevent"
 
@@ -99,6 +100,10 @@ static int set_event(struct parse *ps, int pic, const char *name)
 	if (__cpc_pes_resolve(ps->cpuver, pic, name, &code) != 0) {
 		__cpc_report(FN, "%s%d cannot measure '%s' on this cpu\n",
 		    ps->p5 ? "CTR" : "PerfCtr", pic, name);
+		/* Linux: the closest names, in cpc_linux_errnote(NULL). */
+		char hint[512];
+		__cpc_suggest(ps->cpuver, name, hint, sizeof(hint));
+		__cpc_note(FN, "%s", hint);
 		return -1;
 	}
 	if (ps->have[pic] && !pes_is_ext(code) && !pes_is_ext(ps->event[pic]))

@@ -49,7 +49,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 {
 	int saved = errno;
 	struct cpc_reqset rs;
-	int bad, emt = 0;
+	int bad = -1, emt = 0;
 	const char *why = NULL;
 
 	if (set == NULL || set->nreqs == 0 ||
@@ -94,6 +94,8 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 			v2_report(cpc, FN_BIND, CPC_ATTR_REQUIRES_PRIVILEGE);
 			return __cpc_fail(EACCES);
 		} else {
+			if (-rc == ENOENT && bad >= 0)
+				v2_note_uncountable(cpc, set, bad);
 			v2_report(cpc, FN_BIND, backend_subcode(-rc));
 		}
 		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);

@@ -5,9 +5,11 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "error.h"
+#include "platform_events.h"
 #include "v2.h"
 
 static const char *const subcode_text[] = {
@@ -71,6 +73,31 @@ void v2_keep_note(cpc_t *cpc, const char *msg)
 		n = sizeof(cpc->note) - 1;
 	memcpy(cpc->note, msg, n);
 	cpc->note[n] = '\0';
+}
+
+void v2_note_uncountable(cpc_t *cpc, const cpc_set_t *set, int bad)
+{
+	char msg[sizeof(cpc->note)];
+	for (const struct v2_req *r = set->reqs; r != NULL; r = r->next) {
+		if (r->index != bad)
+			continue;
+		if (!__cpc_kernel_has_core_pmu())
+			snprintf(msg, sizeof(msg), "event '%s' cannot be "
+			    "counted on this system: the kernel has no "
+			    "hardware PMU (a virtual machine without a virtual "
+			    "PMU, or a processor it does not drive), so only "
+			    "its software events count (task-clock, "
+			    "page-faults, ...; cputrack -h and cpustat -h list them); to "
+			    "count '%s', run on hardware or give the virtual "
+			    "machine a PMU (KVM: -cpu host)", r->event,
+			    r->event);
+		else
+			snprintf(msg, sizeof(msg), "event '%s' cannot be "
+			    "counted on this system (this PMU has no such "
+			    "event)", r->event);
+		if (cpc != NULL)
+			v2_keep_note(cpc, msg);
+	}
 }
 
 void v2_note(cpc_t *cpc, const char *fn, const char *msg)

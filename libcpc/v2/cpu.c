@@ -27,7 +27,7 @@
 int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 {
 	struct cpc_reqset rs;
-	int bad;
+	int bad = -1;
 
 	if (flags != 0 || set == NULL || set->nreqs == 0 ||
 	    !v2_owns_set(cpc, set))
@@ -68,6 +68,8 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags)
 		}
 		if (rc == -ENODEV || rc == -EINVAL)
 			return __cpc_fail(EINVAL);	/* no such processor */
+		if (rc == -ENOENT && bad >= 0)
+			v2_note_uncountable(cpc, set, bad);
 		v2_report(cpc, FN_CPU, CPC_RESOURCE_UNAVAIL);
 		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}

@@ -18,19 +18,6 @@
 
 #define FN_PCTX "cpc_bind_pctx"
 
-/* Names the request that cannot be counted here. */
-static void explain(cpc_t *cpc, const cpc_set_t *set, int bad)
-{
-	char msg[CPC_MAX_EVENT_LEN + 96];
-	for (const struct v2_req *r = set->reqs; r != NULL; r = r->next)
-		if (r->index == bad) {
-			snprintf(msg, sizeof(msg), "event '%s' cannot be "
-			    "counted on this system (no hardware PMU or no "
-			    "such event)", r->event);
-			v2_note(cpc, FN_PCTX, msg);
-		}
-}
-
 int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
     uint_t flags)
 {
@@ -83,7 +70,7 @@ int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, __id_t id, cpc_set_t *set,
 		case EBUSY:
 		case ENOSPC:
 			v2_report(cpc, FN_PCTX, CPC_RESOURCE_UNAVAIL);
-			explain(cpc, set, bad);
+			v2_note_uncountable(cpc, set, bad);
 			return __cpc_fail(EINVAL);
 		default:
 			return __cpc_fail(-rc);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "suggest.h"
 #include "v2.h"
 
 #define FN_ADD "cpc_set_add_request"
@@ -87,6 +88,16 @@ static int add_fail(cpc_t *cpc, int subcode)
 	return -1;
 }
 
+/* Unknown event; the name and the closest, in cpc_linux_errnote (Linux). */
+static int unknown_event(cpc_t *cpc, const char *event)
+{
+	char note[sizeof(cpc->note)];
+	__cpc_suggest(cpc->cpuver, event != NULL ? event : "", note,
+	    sizeof(note));
+	v2_keep_note(cpc, note);
+	return add_fail(cpc, CPC_INVALID_EVENT);
+}
+
 int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
     uint64_t preset, uint_t flags, uint_t nattrs, const cpc_attr_t *attrs)
 {
@@ -105,7 +116,7 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 	 */
 	int sub = v2_resolve(cpc, event, -1, &req, &plain);
 	if (sub != 0)
-		return add_fail(cpc, CPC_INVALID_EVENT);
+		return unknown_event(cpc, event);
 	for (uint_t i = 0; i < nattrs; i++) {
 		if (attrs[i].ca_name == NULL || attrs[i].ca_name[0] == '\0' ||
 		    !v2_known_attr(cpc, attrs[i].ca_name))

@@ -60,7 +60,7 @@ struct __cpc {
 	uint_t npic;
 	uint_t caps;
 	struct cpc_identity id;	/* cciname, cpuref, attributes */
-	char note[CPC_MAX_EVENT_LEN + 128];	/* cpc_linux_errnote */
+	char note[CPC_MAX_EVENT_LEN + 400];	/* cpc_linux_errnote */
 };
 
 /* Locks the handle with SIGEMT held, so an overflow handler cannot deadlock. */
@@ -113,6 +113,8 @@ void v2_note(cpc_t *cpc, const char *fn, const char *msg);
 
 /* Keeps msg as the handle's note (cpc_linux_errnote), printing nothing. */
 void v2_keep_note(cpc_t *cpc, const char *msg);
+/* Notes why request bad of set cannot be counted here, with the remedy. */
+void v2_note_uncountable(cpc_t *cpc, const cpc_set_t *set, int bad);
 
 /* 1 if set belongs to cpc (takes the lock). */
 int v2_owns_set(cpc_t *cpc, const cpc_set_t *set);

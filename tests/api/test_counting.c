@@ -133,11 +133,11 @@ START_TEST(task_clock_tracks_cpu_time)
 }
 END_TEST
 
-/* A read-only parameter of the kernel module, or -1. */
+/* A statistic of the kernel module (debugfs), or -1. */
 static long module_param(const char *name)
 {
 	char path[128], buf[32];
-	snprintf(path, sizeof(path), "/sys/module/cpc/parameters/%s", name);
+	snprintf(path, sizeof(path), "/sys/kernel/debug/cpc/%s", name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -776,6 +776,9 @@ START_TEST(backend_selection)
 		ck_assert_int_eq(run_with_backend("kmod", out, sizeof(out)), 1);
 		ck_assert_ptr_nonnull(strstr(out, "LIBCPC_BACKEND=kmod, but the "
 		    "libcpc kernel module's device /dev/cpc cannot be used"));
+		/* The remedy too. */
+		ck_assert_ptr_nonnull(strstr(out, "load the module (modprobe "
+		    "cpc, from libcpc-dkms), or unset LIBCPC_BACKEND"));
 		ck_assert_ptr_nonnull(strstr(out, "errno=6"));	/* ENXIO */
 	}
 	ck_assert_int_eq(run_with_backend("bogus", out, sizeof(out)), 1);

@@ -203,6 +203,20 @@ START_TEST(error_texts)
 	expect_error(P6, "pic0=no_such_event,pic1=inst_retired", 2,
 	    "strtoevent: PerfCtr0 cannot measure 'no_such_event' on this cpu\n"
 	    "strtoevent: two events must be specified\n");
+	/*
+	 * The Solaris texts as they are (a pic error ends the parse, and the
+	 * missing event is reported too, as Solaris 8's); the Linux note,
+	 * through no error function, names the closest known names.
+	 */
+	(void)cpc_linux_errnote(NULL);
+	expect_error(P6, "pic0=task-clok,pic1=page-faults", 2,
+	    "strtoevent: PerfCtr0 cannot measure 'task-clok' on this cpu\n"
+	    "strtoevent: two events must be specified\n");
+	const char *note = cpc_linux_errnote(NULL);
+	ck_assert_ptr_nonnull(note);
+	ck_assert_msg(strstr(note, "strtoevent: unknown event 'task-clok'; "
+			  "did you mean task-clock") == note, "note: %s", note);
+	ck_assert_ptr_null(cpc_linux_errnote(NULL));
 	/* Unknown cpuver and NULL spec: one error, no message. */
 	expect_error(12345, "inst_retired,inst_retired", 1, "");
 	expect_error(P6, NULL, 1, "");

@@ -75,11 +75,15 @@ cmp -s "$tmp/head" "$tmp/cputrack.usage" && ok ||
 	bad help-usage "$(diff "$tmp/cputrack.usage" "$tmp/head")"
 expect_grep help-caps "$tmp/out" '^	CPU performance counter interface: '
 # illumos's layout: the interface line, a blank line, the syntax; the
-# Linux Processor line comes last, after the processor reference
+# Linux section comes last, after the processor reference: the Processor
+# line, then the events this system counts
 awk '/CPU performance counter interface:/ { getline; exit !($0 == "") }' \
 	"$tmp/out" && ok || bad help-blank "no blank line after the interface"
-expect_grep help-processor-last "$(tail -n 1 "$tmp/out" > "$tmp/last";
-	echo "$tmp/last")" '^	Processor: '
+sed -n '/^	Processor: /,$p' "$tmp/out" > "$tmp/linux"
+expect_count help-linux-section "$tmp/linux" '^	Processor: ' 1
+expect_true help-linux-last awk 'NR == 1 { next }
+	/^$/ || /^	Of the events above, this system counts:$/ { next }
+	/^	[^ 	]+( |$)/ { next } { exit 1 }' "$tmp/linux"
 
 # --- libpctx's messages: illumos's, prefixed with -D as the library's
 run "$cputrack" -c $ev /nonexistent/program

@@ -16,6 +16,12 @@
 # Prints each run's output and a summary; exit 0 if every run passed, 1 if
 # one failed, 77 if a tool is missing (1 with CI=true).
 #
+# HW_SERIES="5.10 6.12 7" runs all that once per series (each a version
+# prefix; the newest kernel of it, installed or fetched by
+# tests/kmod/fetch-kernels.sh), and fails when a series has no kernel;
+# without it (and without KVER) the suite runs on the newest installed
+# kernel.
+#
 # Environment: top_srcdir, top_builddir (default: this tree), HW_MODELS
 # (default "Skylake-Client EPYC"), HW_MODES (default "perf-root kmod-root
 # kmod-user"), HW_ICOUNT_RUNS (1, 0 or only; default 1), HW_TIMEOUT (per
@@ -31,6 +37,35 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../kmod/kmod-lib.sh"
 
 t_start=$(date +%s)
+if [ -n "${HW_SERIES:-}" ] && [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
+	results=() overall=0
+	for s in $HW_SERIES; do
+		k=$(kmod_series_kernel "$s")
+		if [ -z "$k" ]; then
+			results+=("$(printf '%-28s FAIL (no kernel of this series;' "$s")" \
+				"tests/kmod/fetch-kernels.sh fetches 5.10 and the newest)")
+			overall=1
+			continue
+		fi
+		echo "check-hw: ======== kernel $k (series $s)"
+		t0=$(date +%s)
+		KVER=$k HW_SERIES='' bash "$0"
+		rc=$?
+		results+=("$(printf '%-28s %s (%d s)' "$k" \
+			"$(case $rc in 0) echo PASS ;; 77) echo SKIP ;;
+			*) echo "FAIL (exit $rc)" ;; esac)" $(($(date +%s) - t0)))")
+		if [ "$rc" = 77 ] && [ "$overall" = 0 ]; then
+			overall=77
+		elif [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+			overall=1
+		fi
+	done
+	echo
+	echo "======== check-hw: every series ($HW_SERIES)"
+	printf '  %s\n' "${results[@]}"
+	echo "  time: $(($(date +%s) - t_start)) s"
+	exit "$overall"
+fi
 : "${top_srcdir:=$here/../..}"
 : "${top_builddir:=$top_srcdir}"
 top_srcdir=$(cd "$top_srcdir" && pwd) || exit 1

@@ -35,6 +35,9 @@ mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/shm /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t devpts devpts /dev/pts 2>/dev/null
+# The module's statistics (/sys/kernel/debug/cpc), readable by the
+# unprivileged test users too.
+mount -t debugfs -o mode=0755 debugfs /sys/kernel/debug 2>/dev/null
 exec </dev/null >/dev/console 2>&1
 
 # Defaults; /vmrun/job.conf overrides them.

@@ -104,9 +104,16 @@ static char *log_format(size_t *len)
 	return buf;
 }
 
+/* sysfs hands binary attributes out const from 6.16 on (probe). */
+#ifdef SIMPMU_HAVE_BIN_ATTR_CONST
+#define SIMPMU_BIN_CONST const
+#else
+#define SIMPMU_BIN_CONST
+#endif
+
 static ssize_t log_read(struct file *file, struct kobject *kobj,
-			struct bin_attribute *attr, char *out, loff_t pos,
-			size_t count)
+			SIMPMU_BIN_CONST struct bin_attribute *attr, char *out,
+			loff_t pos, size_t count)
 {
 	size_t len;
 	char *text = log_format(&len);
@@ -158,7 +165,7 @@ static struct attribute *simpmu_attrs[] = {
 	NULL,
 };
 
-static struct bin_attribute *simpmu_bin_attrs[] = {
+static SIMPMU_BIN_CONST struct bin_attribute *SIMPMU_BIN_CONST simpmu_bin_attrs[] = {
 	&log_attr,
 	NULL,
 };

@@ -180,7 +180,7 @@ static void simpmu_advance(struct perf_event *event, u64 now, int mode)
  */
 static int simpmu_mode_now(void)
 {
-	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+	struct pt_regs *regs = hardirq_count() ? get_irq_regs() : NULL;
 
 	if (regs && user_mode(regs))
 		return MODE_USER;
@@ -591,8 +591,13 @@ static int __init simpmu_init(void)
 	for_each_possible_cpu(cpu) {
 		struct simpmu_cpu *c = per_cpu_ptr(&simpmu_cpus, cpu);
 
+#ifdef SIMPMU_HAVE_HRTIMER_SETUP
+		hrtimer_setup(&c->timer, simpmu_tick, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_HARD);
+#else
 		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 		c->timer.function = simpmu_tick;
+#endif
 	}
 	simpmu_find_overflow();
 	rc = simpmu_icount_init();
