@@ -439,10 +439,10 @@ static long overflow_at(uint64_t p)
 	sa.sa_sigaction = emt;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGEMT, &sa, NULL);
-	/* Version 1's names: the platform's, or version 2's. */
-	const char *pairs[][2] = { { "FR_retired_x86_instr_w_excp_intr",
-		"BU_cpu_clk_unhalted" }, { "inst_retired", "cpu_clk_unhalted" },
-		{ ins_name(), cyc_name() } };
+	/* Version 1's names: version 2's, or the platform's. */
+	const char *pairs[][2] = { { ins_name(), cyc_name() },
+		{ "FR_retired_x86_instr_w_excp_intr", "BU_cpu_clk_unhalted" },
+		{ "inst_retired", "cpu_clk_unhalted" } };
 	char spec[128];
 	cpc_event_t ev;
 	int ok = 0;
