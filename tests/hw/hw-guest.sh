@@ -6,7 +6,10 @@
 # with hardware names, cputrack and cpustat with hardware names.  Prints
 # "HW-STEP <name> PASS|FAIL|SKIP" per step and exits 1 if any failed.
 #
-# Environment: HW_NAMES, HW_COUNTS (the Check programs), HW_EX1, HW_EX2
+# Environment: HW_NAMES, HW_COUNTS, HW_ICOUNT (the Check programs; the
+# last only where the simulated PMU counts instructions: vm-run --icount,
+# on each backend of HW_ICOUNT_BACKENDS),
+# HW_EX1, HW_EX2
 # (examples/bind_event_ex1 and ex2), HW_CPUTRACK, HW_CPUSTAT, HW_TARGET
 # (tests/pctx_target), HW_ONLY (a space-separated subset of the steps).
 set -u
@@ -59,6 +62,14 @@ check() {
 
 check names "$HW_NAMES"
 check counts "$HW_COUNTS"
+# Instruction counts of known code: only under qemu's -icount; on each
+# backend of HW_ICOUNT_BACKENDS (default: LIBCPC_BACKEND's) in turn.
+case $info in
+*icount_shift=[0-9]*)
+	for _be in ${HW_ICOUNT_BACKENDS:-${LIBCPC_BACKEND:-}}; do
+		check "icount-$_be" env LIBCPC_BACKEND="$_be" "$HW_ICOUNT"
+	done ;;
+esac
 
 # Example 1 unchanged, with the platform names of this vendor: twenty
 # lines of counts, instructions about half of the cycles over all of

@@ -25,6 +25,8 @@
 #                     without nested virtualisation, and gives no PMU)
 #   KMOD_CPU, KMOD_SMP, KMOD_MEM   guest CPU model (max), CPUs (2), RAM (1G)
 #   KMOD_APPEND       extra kernel command-line words
+#   KMOD_ICOUNT       qemu's -icount setting ("shift=0,sleep=off"; vm-run
+#                     --icount); empty: the guest's clocks are the host's
 #   KMOD_BOOT_BZIMAGE=1  boot the bzImage instead of the extracted vmlinux
 #   CI=true           a missing tool is a failure, never a skip
 
@@ -384,6 +386,9 @@ kmod_boot() {
 		-kernel "$KERNEL" -initrd "$initrd"
 		-append "console=ttyS0 panic=-1 oops=panic loglevel=4 ${KMOD_APPEND:-}"
 	)
+	# Counts that follow work: qemu's clocks advance 2^shift ns per
+	# executed instruction (vm-run --icount).
+	[ -n "${KMOD_ICOUNT:-}" ] && cmd+=(-icount "$KMOD_ICOUNT")
 	timeout -k 5 "$tmo" "${cmd[@]}" </dev/null >"$work/qemu.log" 2>&1
 	rc=$?
 	return "$rc"

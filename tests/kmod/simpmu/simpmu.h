@@ -33,6 +33,27 @@ int simpmu_encode(struct perf_event *event, u64 *raw);
  */
 unsigned int simpmu_divisor(u64 raw);
 
+/* The mode an update point gives the time that follows it. */
+enum { SIMPMU_MODE_IDLE, SIMPMU_MODE_USER, SIMPMU_MODE_KERNEL };
+
+/*
+ * icount mode (simpmu_icount.c): icount_shift >= 0 for a guest under
+ * qemu's -icount shift=S; the time base is then the executed
+ * instructions (the TSC >> S), and system calls are update points.
+ */
+extern int simpmu_icount_shift;
+static inline bool simpmu_icount(void)
+{
+	return simpmu_icount_shift >= 0;
+}
+u64 simpmu_icount_now(void);
+/* The hrtimer nanoseconds in which INSNS instructions execute. */
+u64 simpmu_icount_to_ns(u64 insns);
+int simpmu_icount_init(void);
+void simpmu_icount_exit(void);
+/* simpmu_main.c: an update point of this CPU's counters (IRQs any). */
+void simpmu_mode_point(int after);
+
 int simpmu_log_init(void);
 void simpmu_log_exit(void);
 /* Records one event_init: RAW (0 if refused), GROUP events, result RC. */

@@ -2,7 +2,7 @@
 /*
  * simpmu_log.c: /sys/kernel/simpmu/, the record tests read:
  *
- *   info   (0444) "vendor=intel|amd counters=N mhz=M\n"
+ *   info   (0444) "vendor=intel|amd counters=N mhz=M icount_shift=S\n"
  *   log    (0444) the last SIMPMU_LOG_LINES event_init calls, oldest
  *                 first, one line each:
  *     type=<u32> config=0x<hex> raw=0x<hex> excl_user=<0|1>
@@ -139,9 +139,9 @@ static struct bin_attribute log_attr = {
 static ssize_t info_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "vendor=%s counters=%u mhz=%u\n",
+	return sysfs_emit(buf, "vendor=%s counters=%u mhz=%u icount_shift=%d\n",
 			  simpmu_vendor == SIMPMU_AMD ? "amd" : "intel",
-			  simpmu_counters, simpmu_mhz);
+			  simpmu_counters, simpmu_mhz, simpmu_icount_shift);
 }
 
 static ssize_t clear_store(struct kobject *kobj, struct kobj_attribute *attr,
