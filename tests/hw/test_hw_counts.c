@@ -858,8 +858,10 @@ static void saw_name(void *arg, const char *name)
 	s->cyc |= strcmp(name, v2_cyc_name()) == 0;
 	s->ins |= strcmp(name, v2_ins_name()) == 0;
 	s->papi |= strcmp(name, "PAPI_tot_cyc") == 0;
-	s->native |= strcasecmp(name, hw_pmu.amd ? "RETIRED_INSTRUCTIONS"
-						 : "INST_RETIRED") == 0;
+	/* libpfm4's spelling (the Pentium Pro's "inst_retired" is the back
+	 * end's own name where qemu hides Intel's architectural PMU). */
+	s->native |= strcmp(name, hw_pmu.amd ? "RETIRED_INSTRUCTIONS"
+					     : "INST_RETIRED") == 0;
 }
 
 static cpc_t *walk_cpc;
