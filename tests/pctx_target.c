@@ -7,6 +7,7 @@
  *   pages N          touch N fresh pages (N page faults at least)
  *   threads N MS     run N threads that each spin MS ms; join them
  *   fork MS          fork a child that spins MS ms and exits; wait for it
+ *   tfork MS         the same, from a second thread (LWP 2)
  *   cldfork MS       the same, then exit with the number of stops and
  *                    continuations of the child SIGCHLD told of
  *   sleep MS         sleep MS milliseconds
@@ -71,6 +72,17 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void *fork_main(void *arg)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		spin_ms((long)(intptr_t)arg);
+		_exit(0);
+	}
+	waitpid(c, NULL, 0);
+	return NULL;
+}
+
 static void *exec_main(void *arg)
 {
 	char **argv = arg;
@@ -125,6 +137,11 @@ int main(int argc, char **argv)
 				_exit(0);
 			}
 			waitpid(c, NULL, 0);
+		} else if (strcmp(step, "tfork") == 0) {
+			long ms = num(argv, ++i, argc);
+			pthread_t t;
+			pthread_create(&t, NULL, fork_main, (void *)(intptr_t)ms);
+			pthread_join(t, NULL);
 		} else if (strcmp(step, "cldfork") == 0) {
 			/* fork as "fork", then exit with the number of
 			 * stops and continuations SIGCHLD told of */

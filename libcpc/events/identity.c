@@ -115,6 +115,29 @@ static const char *amd_cpuref(const struct cpc_cpuinfo *ci)
 	}
 }
 
+/* The event list of an AMD family and model, as the back end picks it. */
+static enum cpc_evtab amd_evtab(const struct cpc_cpuinfo *ci)
+{
+	switch (ci->family) {
+	case 0xf:
+		return CPC_EVTAB_AMD_F;
+	case 0x10:
+		return CPC_EVTAB_AMD_10H;
+	case 0x11:
+		return CPC_EVTAB_AMD_11H;
+	case 0x17:	/* Zen and Zen+ below model 30h, then Zen 2 */
+		return ci->model < 0x30 ? CPC_EVTAB_ZEN1 : CPC_EVTAB_ZEN2;
+	case 0x18:
+		return CPC_EVTAB_ZEN1;
+	case 0x19:
+		return zen4_model(ci->model) ? CPC_EVTAB_ZEN4 : CPC_EVTAB_ZEN3;
+	case 0x1a:
+		return CPC_EVTAB_ZEN5;
+	default:	/* no list of the original's */
+		return CPC_EVTAB_NONE;
+	}
+}
+
 static void opteron(const struct cpc_cpuinfo *ci, struct cpc_identity *id)
 {
 	id->pcbe = CPC_PCBE_OPTERON;
@@ -129,6 +152,7 @@ static void opteron(const struct cpc_cpuinfo *ci, struct cpc_identity *id)
 	id->npic = ci->amd_perfctr_core ? 6 : 4;
 	id->caps = CPC_CAP_OVERFLOW_INTERRUPT;
 	id->attrs = amd_attrs;
+	id->evtab = amd_evtab(ci);
 }
 
 static void core(const struct cpc_cpuinfo *ci, struct cpc_identity *id)
@@ -155,6 +179,15 @@ static void core(const struct cpc_cpuinfo *ci, struct cpc_identity *id)
 	id->npic = ci->gp_counters + fixed;
 	id->caps = CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE;
 	id->attrs = version >= 3 ? core_v3_attrs : core_v12_attrs;
+	id->evtab = ci->family == 6 && (ci->model == 15 || ci->model == 23 ||
+			ci->model == 29)
+	    ? CPC_EVTAB_CORE_UARCH
+	    : CPC_EVTAB_INTEL_ARCH;
+	id->gpc = ci->gp_counters;
+	id->ffc = fixed;
+	id->arch_events = ci->arch_events;
+	id->arch_absent = ci->arch_absent;
+	id->htt = ci->htt;
 }
 
 void __cpc_identity(const struct cpc_cpuinfo *ci, struct cpc_identity *id)

@@ -56,10 +56,13 @@ void __cpc_cpuinfo_decode(const struct cpc_cpuid_raw *raw,
 	ci->family = family;
 	ci->model = model;
 	ci->has_mmx = (raw->leaf1[3] >> 23) & 1;
+	ci->htt = (raw->leaf1[3] >> 28) & 1;
 	if (ci->vendor == CPC_VENDOR_INTEL && raw->leaf0[0] >= 0xa) {
 		ci->pmu_version = raw->leafa[0] & 0xff;
 		ci->gp_counters = (raw->leafa[0] >> 8) & 0xff;
 		ci->fixed_counters = raw->leafa[3] & 0x1f;
+		ci->arch_events = (raw->leafa[0] >> 24) & 0xff;
+		ci->arch_absent = raw->leafa[1];
 	}
 	if (ci->vendor == CPC_VENDOR_AMD)
 		ci->amd_perfctr_core = (raw->ext1[2] >> 23) & 1;

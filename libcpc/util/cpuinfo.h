@@ -20,6 +20,9 @@ struct cpc_cpuinfo {
 	unsigned pmu_version;	/* 0: none */
 	unsigned gp_counters;
 	unsigned fixed_counters;
+	unsigned arch_events;	/* length of the event availability vector */
+	uint32_t arch_absent;	/* EBX: bit i set = architectural event i absent */
+	int htt;		/* leaf 1 EDX[28]: more than one logical processor */
 	/* AMD: the core performance counter extensions (six counters). */
 	int amd_perfctr_core;
 };

@@ -15,6 +15,7 @@
 #include "cpuinfo.h"
 #include "generic_events.h"
 #include "native_events.h"
+#include "pcbe_events.h"
 #include "perf_names.h"
 #include "pes.h"
 #include "platform_events.h"
@@ -53,6 +54,31 @@ static int platform_code(int cpuver, const char *name, int picno,
 	return __cpc_platform_lookup(cpuver, 0, name, code);
 }
 
+/* A raw code (12 bits on AMD) in the event-select layout. */
+static uint64_t raw_config(unsigned code)
+{
+	return (code & 0xffu) | (uint64_t)((code >> 8) & 0xfu) << 32;
+}
+
+/* The names of the original's back end where it has a list here. */
+static int pcbe_resolve(cpc_t *cpc, const char *event, int picno,
+    struct cpc_req *out, int *plain)
+{
+	uint64_t config;
+	int generic;
+	switch (__cpc_pcbe_lookup(&cpc->id, event, picno, &config, &generic)) {
+	case CPC_PCBE_FOUND:
+		out->sel.type = PERF_TYPE_RAW;
+		out->sel.config = config;
+		*plain = !generic;
+		return 0;
+	case CPC_PCBE_OTHER_PIC:
+		return CPC_PIC_NOT_CAPABLE;
+	default:
+		return CPC_INVALID_EVENT;
+	}
+}
+
 int v2_resolve(cpc_t *cpc, const char *event, int picno, struct cpc_req *out,
     int *plain)
 {
@@ -63,16 +89,27 @@ int v2_resolve(cpc_t *cpc, const char *event, int picno, struct cpc_req *out,
 	*plain = 0;
 	if (event == NULL || *event == '\0')
 		return CPC_INVALID_EVENT;
-	if (platform_code(cpc->cpuver, event, picno, &code) ||
-	    numeric_event(event, &code) == 0) {
+	if (__cpc_pcbe_has_events(&cpc->id)) {
+		int sub = pcbe_resolve(cpc, event, picno, out, plain);
+		if (sub != CPC_INVALID_EVENT)
+			return sub;
+	} else if (platform_code(cpc->cpuver, event, picno, &code)) {
 		*plain = 1;
 		out->sel.type = PERF_TYPE_RAW;
-		out->sel.config = code;
+		out->sel.config = raw_config(code);
+		errno = saved;
+		return 0;
+	}
+	if (numeric_event(event, &code) == 0) {
+		*plain = 1;
+		out->sel.type = PERF_TYPE_RAW;
+		out->sel.config = raw_config(code);
 		errno = saved;
 		return 0;
 	}
 	errno = saved;
-	if (__cpc_platform_known_name(cpc->cpuver, event))
+	if (!__cpc_pcbe_has_events(&cpc->id) &&
+	    __cpc_platform_known_name(cpc->cpuver, event))
 		return CPC_PIC_NOT_CAPABLE;	/* only on another counter */
 	int g = __cpc_generic_lookup(event);
 	if (g >= 0 && __cpc_generic_evsel((unsigned)g, &out->sel) == 0)
@@ -123,6 +160,7 @@ int v2_apply_attrs(cpc_t *cpc, struct cpc_req *req, int plain, int nattrs,
     const cpc_attr_t *attrs, int *err)
 {
 	uint64_t umask = 0, cmask = 0, edge = 0, inv = 0, anythr = 0;
+	int have_umask = 0;
 	*err = EINVAL;
 	for (int i = 0; i < nattrs; i++) {
 		const char *n = attrs[i].ca_name;
@@ -135,6 +173,7 @@ int v2_apply_attrs(cpc_t *cpc, struct cpc_req *req, int plain, int nattrs,
 			if (v > 0xff)
 				return CPC_ATTRIBUTE_OUT_OF_RANGE;
 			*(n[0] == 'u' ? &umask : &cmask) = v;
+			have_umask |= n[0] == 'u';
 			continue;
 		}
 		if (v > 1)
@@ -154,12 +193,19 @@ int v2_apply_attrs(cpc_t *cpc, struct cpc_req *req, int plain, int nattrs,
 		return CPC_ATTR_REQUIRES_PRIVILEGE;
 	}
 	if (plain) {
-		uint64_t code = req->sel.config;
-		if (__cpc_platform_family(cpc->cpuver) == CPC_FAMILY_P6)
-			code = __cpc_p6_code_on_running_cpu((unsigned)code & 0xff);
-		req->sel.config = (code & 0xff) | umask << 8 | edge << 18 |
-		    anythr << 21 | inv << 23 | cmask << 24 |
-		    ((code >> 8) & 0xf) << 32;
+		uint64_t c = req->sel.config;
+		/* P6 codes, where the P6 names are the platform's. */
+		if (!__cpc_pcbe_has_events(&cpc->id) &&
+		    __cpc_platform_family(cpc->cpuver) == CPC_FAMILY_P6)
+			c = (c & ~0xffULL) |
+			    __cpc_p6_code_on_running_cpu((unsigned)c & 0xff);
+		/* AMD's back end adds a unit mask to the event's; Intel's sets it. */
+		if (have_umask)
+			c = cpc->id.pcbe == CPC_PCBE_OPTERON
+			    ? c | umask << 8
+			    : (c & ~0xff00ULL) | umask << 8;
+		req->sel.config = c | edge << 18 | anythr << 21 | inv << 23 |
+		    cmask << 24;
 	}
 	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * The event walkers of the current interfaces, as the original's: the
  * back end's names per counter (platform names, and apart the generic
- * PAPI_* names), and overall each distinct name once, in the reverse
+ * PAPI_* names; pcbe_events.h for AMD's families and Intel's
+ * architectural events), and overall each distinct name once, in the reverse
  * order of first appearance (counter 0's list first), as illumos's
  * libcpc collects them.  Linux perf and libpfm4 names, which requests
  * also accept, are listed only by the Linux extension
@@ -17,6 +18,7 @@
 
 #include "generic_events.h"
 #include "native_events.h"
+#include "pcbe_events.h"
 #include "perf_names.h"
 #include "platform_events.h"
 #include "v2.h"
@@ -36,6 +38,20 @@ static void relay_platform(void *arg, int regno, const char *name,
 	r->fn(r->arg, name);
 }
 
+/* Passes on the back end's names that are (or are not) generic. */
+struct pcbe_filter {
+	void *arg;
+	name_fn *fn;
+	int generic;
+};
+
+static void pcbe_filtered(void *arg, const char *name)
+{
+	struct pcbe_filter *f = arg;
+	if ((strncmp(name, "PAPI", 4) == 0) == f->generic)
+		f->fn(f->arg, name);
+}
+
 /* The platform (non-generic) names of counter picno, in list order. */
 static void platform_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 {
@@ -45,6 +61,11 @@ static void platform_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 	if (!__cpc_kernel_has_core_pmu()) {
 		/* No hardware PMU: the back end is the kernel's software events. */
 		__cpc_perf_sw_name_walk(arg, fn);
+		return;
+	}
+	if (__cpc_pcbe_has_events(&cpc->id)) {	/* the back end's own */
+		struct pcbe_filter f = { arg, fn, 0 };
+		__cpc_pcbe_walk(&cpc->id, picno, &f, pcbe_filtered);
 		return;
 	}
 	if (family == CPC_FAMILY_PERF) {	/* no back end: perf's names */
@@ -63,10 +84,18 @@ static void platform_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 	}
 }
 
-/* The generic names of counter picno (every counter counts them). */
+/*
+ * The generic names of counter picno: the back end's, or where it has no
+ * list here the library's own (every counter counts them).
+ */
 static void generic_names(cpc_t *cpc, uint_t picno, void *arg, name_fn *fn)
 {
-	(void)cpc, (void)picno;
+	if (__cpc_pcbe_has_events(&cpc->id) && __cpc_kernel_has_core_pmu()) {
+		/* its generic names */
+		struct pcbe_filter f = { arg, fn, 1 };
+		__cpc_pcbe_walk(&cpc->id, picno, &f, pcbe_filtered);
+		return;
+	}
 	__cpc_generic_walk(arg, fn);
 }
 
@@ -178,20 +207,42 @@ void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
 		generic_names(cpc, picno, &r, relay_pic);
 }
 
+/* Collects the library's generic names that the back end does not list. */
+struct unlisted {
+	struct collect *listed, *out;
+};
+
+static void collect_unlisted(void *arg, const char *name)
+{
+	struct unlisted *u = arg;
+	for (size_t i = 0; i < u->listed->n; i++)
+		if (strcmp(u->listed->names[i], name) == 0)
+			return;
+	collect_name(u->out, name);
+}
+
 /*
  * Linux extension: the names requests accept beyond the back end's, each
- * once: libpfm4's for this processor, then Linux perf's.
+ * once: libpfm4's for this processor, then Linux perf's, then, where the
+ * back end has its own list, the library's generic names it lacks.
  */
 void cpc_linux_walk_events(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *event))
 {
-	struct collect c = { NULL, 0, 0, 0 };
+	struct collect c = { NULL, 0, 0, 0 }, listed = { NULL, 0, 0, 0 };
 	if (cpc == NULL || action == NULL)
 		return;
 	__cpc_native_walk(&c, collect_name);
 	__cpc_perf_name_walk(&c, collect_name);
-	if (!c.failed)
+	if (__cpc_pcbe_has_events(&cpc->id) && __cpc_kernel_has_core_pmu()) {
+		struct unlisted u = { &listed, &c };
+		for (uint_t pic = 0; pic < cpc->npic; pic++)
+			generic_names(cpc, pic, &listed, collect_name);
+		__cpc_generic_walk(&u, collect_unlisted);
+	}
+	if (!c.failed && !listed.failed)
 		for (size_t i = 0; i < c.n; i++)
 			action(arg, c.names[i]);
 	free_names(&c);
+	free_names(&listed);
 }

@@ -10,6 +10,7 @@
  * processors, from simulated CPUID leaves.
  */
 #include <check.h>
+#include <errno.h>
 #include <cpuid.h>
 #include <stdio.h>
 #include <string.h>
@@ -202,6 +203,92 @@ START_TEST(walkers_list_the_back_end)
 }
 END_TEST
 
+static void add_request_errno(cpc_t *c, const char *event, int *rc, int *err)
+{
+	cpc_set_t *set = cpc_set_create(c);
+	ck_assert_ptr_nonnull(set);
+	errno = 0;
+	*rc = cpc_set_add_request(c, set, event, 0, CPC_COUNT_USER, 0, NULL);
+	*err = errno;
+	cpc_set_destroy(c, set);
+}
+
+/*
+ * The running processor's own event names, as its back end lists them:
+ * AMD's family tables (Zen's from family 17h), Intel's architectural
+ * events; not the Family 0Fh or Pentium Pro names of the version 1
+ * tables, which requests of the current interfaces refuse there.
+ */
+START_TEST(back_end_event_names)
+{
+	char vendor[13];
+	unsigned family, model, a, b, c, d;
+	running(vendor, &family, &model);
+	const char *cycles = NULL, *old = NULL;
+	if (strcmp(vendor, "AuthenticAMD") == 0 ||
+	    strcmp(vendor, "HygonGenuine") == 0) {
+		if (family >= 0xf && family <= 0x11)
+			cycles = "BU_cpu_clk_unhalted";
+		else if (family >= 0x17 && family <= 0x19)
+			cycles = "LsNotHaltedCyc", old = "FR_retired_uops";
+		else if (family == 0x1a)
+			cycles = "Cycles_Not_in_Halt", old = "FR_retired_uops";
+	} else if (strcmp(vendor, "GenuineIntel") == 0 &&
+	    __get_cpuid(0, &a, &b, &c, &d) && a >= 0xa &&
+	    __get_cpuid(0xa, &a, &b, &c, &d) && (a & 0xff) > 0 &&
+	    ((a >> 8) & 0xff) > 0 && ((a >> 24) & 0xff) >= 2 && !(b & 2) &&
+	    !(family == 6 && (model == 15 || model == 23 || model == 29))) {
+		cycles = "inst_retired.any_p";
+		old = "inst_retired";
+	}
+	if (cycles == NULL) {
+		printf("SKIP back_end_event_names: no event list of the "
+		       "original's for %s family %xh model %xh\n", vendor,
+		    family, model);
+		return;
+	}
+	int rc, err;
+	add_request_errno(cpc, cycles, &rc, &err);
+	ck_assert_int_eq(rc, 0);
+	if (old != NULL) {
+		add_request_errno(cpc, old, &rc, &err);
+		ck_assert_int_eq(rc, -1);
+		ck_assert_int_eq(err, EINVAL);
+	}
+	/* Without a hardware PMU the back end is the software events'. */
+	if (access("/sys/bus/event_source/devices/cpu/type", F_OK) != 0 &&
+	    access("/sys/bus/event_source/devices/cpu_core/type", F_OK) != 0) {
+		printf("back_end_event_names: no hardware PMU, lists not "
+		       "checked\n");
+		return;
+	}
+	static struct list all, gen;
+	all.n = gen.n = 0;
+	cpc_walk_events_all(cpc, &all, add_name);
+	cpc_walk_generic_events_all(cpc, &gen, add_name);
+	ck_assert_int_eq(count(&all, cycles), 1);
+	ck_assert_int_eq(count(&gen, "PAPI_tot_ins"), 1);
+	if (old != NULL)
+		ck_assert_int_eq(count(&all, old), 0);
+	/* The Linux list: the generic names beyond the back end's. */
+	static struct list linux_names;
+	linux_names.n = 0;
+	cpc_linux_walk_events(cpc, &linux_names, add_name);
+	int papi = 0;
+	for (int i = 0; i < linux_names.n; i++) {
+		if (strncmp(linux_names.names[i], "PAPI", 4) != 0)
+			continue;
+		papi++;
+		ck_assert_int_eq(count(&gen, linux_names.names[i]), 0);
+		add_request_errno(cpc, linux_names.names[i], &rc, &err);
+		ck_assert_int_eq(rc, 0);
+	}
+	ck_assert_int_gt(papi, 0);
+	printf("%s family %xh model %xh: %d platform names, %d generic\n",
+	    vendor, family, model, all.n, gen.n);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("identity");
@@ -211,6 +298,7 @@ int main(void)
 	tcase_add_test(tc, intel_back_end);
 	tcase_add_test(tc, v1_strings_kept);
 	tcase_add_test(tc, walkers_list_the_back_end);
+	tcase_add_test(tc, back_end_event_names);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -205,13 +205,15 @@ START_TEST(create_refuses_setid_and_unreadable)
 	 * set-id program, nor one it cannot read ("cannot trace set-id or
 	 * unreadable program").  Root makes the set-id copy and drops its
 	 * privileges to try; otherwise only the unreadable one is tried.
+	 * The unreadable copy is mode 0111: the caller may own it (an
+	 * unprivileged run), and its owner may not read it either.
 	 */
 	char dir[] = "/tmp/pctx_setid.XXXXXX", path[3][64], msg[1024] = "";
 	int p[2], st;
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(chmod(dir, 0755), 0);
 	const char *names[3] = { "plain", "unreadable", "setid" };
-	const mode_t modes[3] = { 0755, 0711, 04755 };
+	const mode_t modes[3] = { 0755, 0111, 04755 };
 	for (int i = 0; i < 3; i++) {
 		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, names[i]);
 		ck_assert_int_eq(copy_file(target, path[i], modes[i]), 0);

@@ -75,6 +75,18 @@ expect_nogrep exec-stops "$tmp/out" ' exit +[0-9]+ +[0-9]+ $'
 run "$cputrack" -e -T 0 -c $ev "$target" spin 20 exec "$target" spin 20 exit 4
 expect_rc follow-exec 0
 expect_count exec-followed "$tmp/out" ' exit +[0-9]+ +[0-9]+ $' 1
+# A target killed by a signal: no exit line (it never called exit), and
+# cputrack fails (illumos: pctx_run's failure is the status).
+run "$cputrack" -T 0 -c $ev /bin/sh -c 'kill -KILL $$'
+expect_rc killed 1
+expect_nogrep killed-no-exit "$tmp/out" ' exit '
+# -e: the exec line holds the old image's totals (200 ms of CPU), the
+# exit line the new image's alone (20 ms and its start-up), as illumos's
+# cputrack starts a new total at each exec.
+run "$cputrack" -e -T 0 -c $ev "$target" spin 200 exec "$target" spin 20 exit 4
+awk '/ exec +[0-9]+ +[0-9]+ $/ { x = $4 } / exit +[0-9]+ +[0-9]+ $/ { e = $4 }
+	END { exit !(x > 0 && e > 0 && e < x) }' "$tmp/out" &&
+	ok || bad exec-new-total "the exit total after an exec is not the new image's"
 
 # --- several sets, multiplexed: lines end with the set
 run "$cputrack" -T 0.05 -c $ev -c context-switches "$target" spin 300
@@ -114,6 +126,15 @@ awk -F, 'NR == 1 { n = NF } NR > 1 && !/"/ && NF != n { bad = 1 }
 # in all of them).
 awk -F, '$4 == "tick" || $4 == "exit" { if ($5 > max) max = $5 }
 	END { exit !(max > 0) }' "$tmp/out" && ok || bad csv-tsc "tsc column always 0"
+# The exec line's arguments, as one CSV field (RFC 4180): quoted when
+# they hold a comma or a quote, each quote doubled.
+run "$cputrack" -O csv -T 0 -c $ev "$target" spin 10 exec /bin/sh -c ': "a,b"'
+expect_rc csv-exec 1	# the exec not followed (illumos: the run fails)
+expect_grep csv-exec-comma "$tmp/out" '^[0-9.]+,[0-9]+,1,exec,(,)+"/bin/sh -c : ""a,b"""$'
+run "$cputrack" -O csv -T 0 -c $ev "$target" spin 10 exec /bin/sh -c ': "ab"'
+expect_grep csv-exec-quote "$tmp/out" '^[0-9.]+,[0-9]+,1,exec,(,)+"/bin/sh -c : ""ab"""$'
+run "$cputrack" -O csv -T 0 -c $ev "$target" spin 10 exec /bin/sh -c ':'
+expect_grep csv-exec-plain "$tmp/out" '^[0-9.]+,[0-9]+,1,exec,(,)+/bin/sh -c :$'
 
 # --- -p: capture a running process
 "$target" sleep 1500 spin 100 exit 0 &

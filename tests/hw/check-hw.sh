@@ -6,15 +6,27 @@
 # (EPYC: family 17h, cpuver 2500, libpfm4 amd64_fam17h), each on the perf
 # backend as root and the kmod backend as root and as the unprivileged
 # user; then the counting tests once more on an Intel PMU with only two
-# counters.  Each run is one tests/kmod/vm-run boot of tests/hw/hw-guest.sh.
+# counters; then, for each model, tests/hw/test_hw_icount alone in a
+# guest under qemu's -icount (vm-run --icount), where the simulated PMU
+# counts executed instructions: as root on both backends in one boot, and
+# as the user on the kernel module (HW_ICOUNT_RUNS=0 leaves these out,
+# HW_ICOUNT_RUNS=only runs nothing else).  Each
+# run is one tests/kmod/vm-run boot of tests/hw/hw-guest.sh.
 #
 # Prints each run's output and a summary; exit 0 if every run passed, 1 if
 # one failed, 77 if a tool is missing (1 with CI=true).
 #
+# HW_SERIES="5.10 6.12 7" runs all that once per series (each a version
+# prefix; the newest kernel of it, installed or fetched by
+# tests/kmod/fetch-kernels.sh), and fails when a series has no kernel;
+# without it (and without KVER) the suite runs on the newest installed
+# kernel.
+#
 # Environment: top_srcdir, top_builddir (default: this tree), HW_MODELS
 # (default "Skylake-Client EPYC"), HW_MODES (default "perf-root kmod-root
-# kmod-user"), HW_TIMEOUT (per run, default 300 s), and those of
-# tests/kmod/kmod-lib.sh (KVER, KMOD_CACHE_DIR, ...).
+# kmod-user"), HW_ICOUNT_RUNS (1, 0 or only; default 1), HW_TIMEOUT (per
+# run, default 300 s), and those of tests/kmod/kmod-lib.sh (KVER,
+# KMOD_CACHE_DIR, ...).
 set -uo pipefail
 umask 022
 
@@ -25,6 +37,35 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../kmod/kmod-lib.sh"
 
 t_start=$(date +%s)
+if [ -n "${HW_SERIES:-}" ] && [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
+	results=() overall=0
+	for s in $HW_SERIES; do
+		k=$(kmod_series_kernel "$s")
+		if [ -z "$k" ]; then
+			results+=("$(printf '%-28s FAIL (no kernel of this series;' "$s")" \
+				"tests/kmod/fetch-kernels.sh fetches 5.10 and the newest)")
+			overall=1
+			continue
+		fi
+		echo "check-hw: ======== kernel $k (series $s)"
+		t0=$(date +%s)
+		KVER=$k HW_SERIES='' bash "$0"
+		rc=$?
+		results+=("$(printf '%-28s %s (%d s)' "$k" \
+			"$(case $rc in 0) echo PASS ;; 77) echo SKIP ;;
+			*) echo "FAIL (exit $rc)" ;; esac)" $(($(date +%s) - t0)))")
+		if [ "$rc" = 77 ] && [ "$overall" = 0 ]; then
+			overall=77
+		elif [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+			overall=1
+		fi
+	done
+	echo
+	echo "======== check-hw: every series ($HW_SERIES)"
+	printf '  %s\n' "${results[@]}"
+	echo "  time: $(($(date +%s) - t_start)) s"
+	exit "$overall"
+fi
 : "${top_srcdir:=$here/../..}"
 : "${top_builddir:=$top_srcdir}"
 top_srcdir=$(cd "$top_srcdir" && pwd) || exit 1
@@ -56,6 +97,7 @@ real() {	# real VAR PATH
 }
 real HW_NAMES "$top_builddir/tests/hw/test_hw_names"
 real HW_COUNTS "$top_builddir/tests/hw/test_hw_counts"
+real HW_ICOUNT "$top_builddir/tests/hw/test_hw_icount"
 real HW_EX1 "$top_builddir/examples/bind_event_ex1"
 real HW_EX2 "$top_builddir/examples/bind_event_ex2"
 real HW_CPUTRACK "$top_builddir/cmd/cputrack"
@@ -93,13 +135,15 @@ run() {
 	echo "check-hw: $id: exit $rc, $(($(date +%s) - t0)) s"
 }
 
-for model in $models; do
+icount_runs=${HW_ICOUNT_RUNS:-1}
+[ "$icount_runs" = only ] && models_plain= || models_plain=$models
+for model in $models_plain; do
 	for mode in $modes; do
 		run "$model.$mode" "$model" "$mode"
 	done
 done
 # Two counters only: the limits, and Example 1 using both.
-case " $models " in *" Skylake-Client "*)
+case " $models_plain " in *" Skylake-Client "*)
 	run "Skylake-Client.counters2.kmod-root" Skylake-Client kmod-root \
 		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
 		--env CK_RUN_CASE=limits
@@ -107,6 +151,26 @@ case " $models " in *" Skylake-Client "*)
 		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
 		--env CK_RUN_CASE=limits ;;
 esac
+
+# Counts of known instruction sequences: the guest's clocks follow the
+# executed instructions (never real time: only this test runs there).
+# As root both backends in one boot; as the user the kernel module.
+if [ "$icount_runs" != 0 ]; then
+	root_bes=
+	case " $modes " in *" perf-root "*) root_bes=perf ;; esac
+	case " $modes " in *" kmod-root "*) root_bes="$root_bes kmod" ;; esac
+	for model in $models; do
+		if [ -n "$root_bes" ]; then
+			run "$model.root.icount" "$model" kmod-root --icount \
+				--env HW_ONLY="icount-perf icount-kmod" \
+				--env HW_ICOUNT_BACKENDS="$root_bes"
+		fi
+		case " $modes " in *" kmod-user "*)
+			run "$model.kmod-user.icount" "$model" kmod-user \
+				--icount --env HW_ONLY=icount-kmod ;;
+		esac
+	done
+fi
 
 failed=0
 for id in "${ids[@]}"; do

@@ -6,7 +6,10 @@
 # with hardware names, cputrack and cpustat with hardware names.  Prints
 # "HW-STEP <name> PASS|FAIL|SKIP" per step and exits 1 if any failed.
 #
-# Environment: HW_NAMES, HW_COUNTS (the Check programs), HW_EX1, HW_EX2
+# Environment: HW_NAMES, HW_COUNTS, HW_ICOUNT (the Check programs; the
+# last only where the simulated PMU counts instructions: vm-run --icount,
+# on each backend of HW_ICOUNT_BACKENDS),
+# HW_EX1, HW_EX2
 # (examples/bind_event_ex1 and ex2), HW_CPUTRACK, HW_CPUSTAT, HW_TARGET
 # (tests/pctx_target), HW_ONLY (a space-separated subset of the steps).
 set -u
@@ -15,11 +18,20 @@ info=$(cat /sys/kernel/simpmu/info 2>/dev/null) || {
 	echo "hw-guest: no /sys/kernel/simpmu/info: the simulated PMU is not loaded"
 	exit 1
 }
+# The version 1 tables' names (the examples), and the back end's names
+# that cputrack and cpustat (version 2) take: Zen's on the EPYC guest,
+# the architectural events on Intel where CPUID shows that PMU (the
+# thread's cycles with HTT), else the Pentium Pro's.
 case $info in
 *vendor=amd*)
-	cyc=BU_cpu_clk_unhalted ins=FR_retired_x86_instr_w_excp_intr ;;
+	cyc=BU_cpu_clk_unhalted ins=FR_retired_x86_instr_w_excp_intr
+	tcyc=LsNotHaltedCyc tins=ExRetInstr ;;
 *)
-	cyc=cpu_clk_unhalted ins=inst_retired ;;
+	cyc=cpu_clk_unhalted ins=inst_retired tcyc=$cyc tins=$ins
+	if grep -qw arch_perfmon /proc/cpuinfo; then
+		tins=inst_retired.any_p tcyc=cpu_clk_unhalted.core
+		grep -qw ht /proc/cpuinfo && tcyc=cpu_clk_unhalted.thread_p
+	fi ;;
 esac
 echo "hw-guest: $info, uid $(id -u), backend ${LIBCPC_BACKEND:-default}"
 
@@ -50,6 +62,14 @@ check() {
 
 check names "$HW_NAMES"
 check counts "$HW_COUNTS"
+# Instruction counts of known code: only under qemu's -icount; on each
+# backend of HW_ICOUNT_BACKENDS (default: LIBCPC_BACKEND's) in turn.
+case $info in
+*icount_shift=[0-9]*)
+	for _be in ${HW_ICOUNT_BACKENDS:-${LIBCPC_BACKEND:-}}; do
+		check "icount-$_be" env LIBCPC_BACKEND="$_be" "$HW_ICOUNT"
+	done ;;
+esac
 
 # Example 1 unchanged, with the platform names of this vendor: twenty
 # lines of counts, instructions about half of the cycles over all of
@@ -103,12 +123,12 @@ check example2 ex2
 ct() {
 	if [ "$(id -u)" != 0 ]; then
 		# Counting in another process is refused (as in cputrack.sh).
-		out=$("$HW_CPUTRACK" -T 0 -c "$cyc,$ins" "$HW_TARGET" spin 20 2>&1) &&
+		out=$("$HW_CPUTRACK" -T 0 -c "$tcyc,$tins" "$HW_TARGET" spin 20 2>&1) &&
 			{ echo "cputrack: counted another process as a user"; return 1; }
 		echo "$out" | head -n 3
 		return 0
 	fi
-	out=$("$HW_CPUTRACK" -T 0 -c "$cyc,$ins,sys" "$HW_TARGET" spin 200 2>&1) || {
+	out=$("$HW_CPUTRACK" -T 0 -c "$tcyc,$tins,sys" "$HW_TARGET" spin 200 2>&1) || {
 		echo "$out"; return 1; }
 	echo "$out"
 	mhz=$(echo "$info" | sed 's/.*mhz=\([0-9]*\).*/\1/')
@@ -125,14 +145,14 @@ check cputrack ct
 # cpustat (root: system-wide counting) with hardware names.
 cs() {
 	if [ "$(id -u)" != 0 ]; then
-		out=$("$HW_CPUSTAT" -c "$cyc,$ins" 0.2 1 2>&1) &&
+		out=$("$HW_CPUSTAT" -c "$tcyc,$tins" 0.2 1 2>&1) &&
 			{ echo "cpustat: counted system-wide as a user"; return 1; }
 		echo "$out" | head -n 3
 		return 0
 	fi
 	"$HW_TARGET" spin 400 &
 	pid=$!
-	out=$("$HW_CPUSTAT" -c "$cyc,$ins,sys" 0.2 1 2>&1)
+	out=$("$HW_CPUSTAT" -c "$tcyc,$tins,sys" 0.2 1 2>&1)
 	rc=$?
 	wait "$pid"
 	echo "$out"

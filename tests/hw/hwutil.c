@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers of the hardware-event suite; see hwutil.h. */
+#include <cpuid.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -259,4 +260,35 @@ unsigned long hw_iters_per_ms(void)
 void hw_spin_ms(unsigned ms)
 {
 	hw_spin(hw_iters_per_ms() * ms);
+}
+
+/* 1 if CPUID shows Intel's architectural PMU (leaf 0AH, version > 0). */
+static int arch_pmu_visible(void)
+{
+	unsigned a = 0, b, c, d;
+	if (!__get_cpuid(0, &a, &b, &c, &d) || a < 0xa)
+		return 0;
+	if (!__get_cpuid(0xa, &a, &b, &c, &d))
+		return 0;
+	return (a & 0xff) != 0 && ((a >> 8) & 0xff) != 0;
+}
+
+const char *hw_v2_cycles(void)
+{
+	unsigned a, b, c, d = 0;
+	if (hw_pmu.amd)
+		return "LsNotHaltedCyc";
+	if (!arch_pmu_visible())
+		return "cpu_clk_unhalted";
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		d = 0;
+	return (d >> 28) & 1 ? "cpu_clk_unhalted.thread_p"
+			     : "cpu_clk_unhalted.core";
+}
+
+const char *hw_v2_instructions(void)
+{
+	if (hw_pmu.amd)
+		return "ExRetInstr";
+	return arch_pmu_visible() ? "inst_retired.any_p" : "inst_retired";
 }

@@ -34,6 +34,15 @@ void hw_require(const char *prog);
 /* The info read by hw_require(). */
 extern struct simpmu_info hw_pmu;
 
+/*
+ * The back end's names for cycles and instructions in the current
+ * interfaces: Zen's on AMD (the EPYC guest), the architectural events on
+ * Intel where CPUID shows the architectural PMU, else (qemu hides it)
+ * the Pentium Pro names of the back end for such a processor.
+ */
+const char *hw_v2_cycles(void);
+const char *hw_v2_instructions(void);
+
 /* Reads the log: the number of records (at most max), or -1. */
 int simpmu_read(struct simpmu_rec *out, int max);
 

@@ -37,7 +37,7 @@
 #include "hwutil.h"
 #include "testutil.h"
 
-/* The vendor's names for cycles and instructions (platform tables). */
+/* The vendor's names for cycles and instructions (version 1 tables). */
 static const char *cyc_name(void)
 {
 	return hw_pmu.amd ? "BU_cpu_clk_unhalted" : "cpu_clk_unhalted";
@@ -57,6 +57,16 @@ static unsigned all_modes(void)
 {
 	return geteuid() == 0 ? CPC_COUNT_USER | CPC_COUNT_SYSTEM
 			      : CPC_COUNT_USER;
+}
+
+static const char *v2_cyc_name(void)
+{
+	return hw_v2_cycles();
+}
+
+static const char *v2_ins_name(void)
+{
+	return hw_v2_instructions();
 }
 
 /* Cycles the simulated PMU counts for ns of on-CPU time. */
@@ -140,9 +150,9 @@ static void *lwp_worker(void *arg)
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	cpc_set_t *set = cpc ? cpc_set_create(cpc) : NULL;
 	if (set == NULL ||
-	    cpc_set_add_request(cpc, set, cyc_name(), 0, all_modes(), 0,
+	    cpc_set_add_request(cpc, set, v2_cyc_name(), 0, all_modes(), 0,
 		NULL) != 0 ||
-	    cpc_set_add_request(cpc, set, ins_name(), 0, all_modes(), 0,
+	    cpc_set_add_request(cpc, set, v2_ins_name(), 0, all_modes(), 0,
 		NULL) != 1) {
 		snprintf(w->why, sizeof(w->why), "set: %s", strerror(errno));
 		return NULL;
@@ -244,7 +254,7 @@ START_TEST(user_and_system_modes)
 	if (geteuid() != 0) {
 		/* System mode is refused at bind, with EACCES. */
 		cpc_set_t *set = cpc_set_create(cpc);
-		ck_assert_int_eq(cpc_set_add_request(cpc, set, cyc_name(), 0,
+		ck_assert_int_eq(cpc_set_add_request(cpc, set, v2_cyc_name(), 0,
 				     CPC_COUNT_SYSTEM, 0, NULL), 0);
 		errno = 0;
 		ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), -1);
@@ -253,9 +263,9 @@ START_TEST(user_and_system_modes)
 		return;
 	}
 	cpc_set_t *set = cpc_set_create(cpc);
-	ck_assert_int_eq(cpc_set_add_request(cpc, set, cyc_name(), 0,
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, v2_cyc_name(), 0,
 			     CPC_COUNT_USER, 0, NULL), 0);
-	ck_assert_int_eq(cpc_set_add_request(cpc, set, cyc_name(), 0,
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, v2_cyc_name(), 0,
 			     CPC_COUNT_SYSTEM, 0, NULL), 1);
 	cpc_buf_t *b0 = cpc_buf_create(cpc, set), *b1 = cpc_buf_create(cpc, set);
 	ck_assert_int_eq(cpc_bind_curlwp(cpc, set, 0), 0);
@@ -508,10 +518,10 @@ START_TEST(overflow_set_restart)
 	ck_assert_ptr_nonnull(h_cpc);
 	h_set = cpc_set_create(h_cpc);
 	rebind_preset = preset_after_ms(2);
-	ck_assert_int_eq(cpc_set_add_request(h_cpc, h_set, cyc_name(),
+	ck_assert_int_eq(cpc_set_add_request(h_cpc, h_set, v2_cyc_name(),
 			     preset_after_ms(1), CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT,
 			     0, NULL), 0);
-	ck_assert_int_eq(cpc_set_add_request(h_cpc, h_set, ins_name(), 0,
+	ck_assert_int_eq(cpc_set_add_request(h_cpc, h_set, v2_ins_name(), 0,
 			     CPC_COUNT_USER, 0, NULL), 1);
 	h_buf = cpc_buf_create(h_cpc, h_set);
 	restart = 1;
@@ -724,15 +734,19 @@ static cpc_set_t *plain_set(cpc_t *cpc, unsigned n)
 }
 
 /*
- * As many requests as counters count fully (never multiplexed: each
- * counts as long as the thread runs); one more is refused at bind with
- * EINVAL and CPC_RESOURCE_UNAVAIL, as on Solaris.
+ * As many requests as the back end has counters (cpc_npic, what CPUID
+ * says, never more than the PMU has) count fully (never multiplexed:
+ * each counts as long as the thread runs); one more is refused at bind
+ * with EINVAL and no description, as illumos's kernel refuses a set of
+ * more requests than counters before it looks at the events.
  */
 START_TEST(more_requests_than_counters)
 {
-	unsigned n = hw_pmu.counters;
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
+	unsigned n = cpc_npic(cpc);
+	ck_assert_msg(n >= 2 && n <= hw_pmu.counters, "cpc_npic %u, %u counters",
+	    n, hw_pmu.counters);
 	cpc_seterrhndlr(cpc, errhndlr);
 	cpc_set_t *full = plain_set(cpc, n);
 	cpc_buf_t *buf = cpc_buf_create(cpc, full);
@@ -758,7 +772,7 @@ START_TEST(more_requests_than_counters)
 	errno = 0;
 	ck_assert_int_eq(cpc_bind_curlwp(cpc, over, 0), -1);
 	ck_assert_msg(errno == EINVAL, "errno %s", strerror(errno));
-	ck_assert_int_eq(last_subcode, CPC_RESOURCE_UNAVAIL);
+	ck_assert_int_eq(last_subcode, 0);
 	/* Nothing stays bound. */
 	cpc_buf_t *obuf = cpc_buf_create(cpc, over);
 	ck_assert_int_eq(cpc_set_sample(cpc, over, obuf), -1);
@@ -841,11 +855,13 @@ static void saw_name(void *arg, const char *name)
 {
 	struct names *s = arg;
 	s->n++;
-	s->cyc |= strcmp(name, cyc_name()) == 0;
-	s->ins |= strcmp(name, ins_name()) == 0;
+	s->cyc |= strcmp(name, v2_cyc_name()) == 0;
+	s->ins |= strcmp(name, v2_ins_name()) == 0;
 	s->papi |= strcmp(name, "PAPI_tot_cyc") == 0;
-	s->native |= strcasecmp(name, hw_pmu.amd ? "RETIRED_INSTRUCTIONS"
-						 : "INST_RETIRED") == 0;
+	/* libpfm4's spelling (the Pentium Pro's "inst_retired" is the back
+	 * end's own name where qemu hides Intel's architectural PMU). */
+	s->native |= strcmp(name, hw_pmu.amd ? "RETIRED_INSTRUCTIONS"
+					     : "INST_RETIRED") == 0;
 }
 
 static cpc_t *walk_cpc;
@@ -887,13 +903,21 @@ START_TEST(walkers_and_descriptions)
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
 	uint_t npic = cpc_npic(cpc);
-	ck_assert_msg(npic >= 2 && npic >= hw_pmu.counters && npic <= 12,
+	/* What the back end makes of CPUID (as illumos's PCBE): never more
+	 * counters than the PMU has (qemu hides Intel's architectural PMU
+	 * and AMD's six-counter extension: 2 and 4 here). */
+	ck_assert_msg(npic >= 2 && npic <= hw_pmu.counters,
 	    "cpc_npic %u with %u counters", npic, hw_pmu.counters);
 	ck_assert_uint_ne(cpc_caps(cpc) & CPC_CAP_OVERFLOW_INTERRUPT, 0);
 	struct names all;
 	memset(&all, 0, sizeof(all));
 	cpc_walk_events_all(cpc, &all, saw_name);
-	ck_assert(all.cyc && all.ins && all.native);
+	ck_assert(all.cyc && all.ins && !all.native);
+	/* The native names are the Linux extension's. */
+	struct names lin;
+	memset(&lin, 0, sizeof(lin));
+	cpc_linux_walk_events(cpc, &lin, saw_name);
+	ck_assert(lin.native && !lin.cyc);
 	struct names gen;
 	memset(&gen, 0, sizeof(gen));
 	cpc_walk_generic_events_all(cpc, &gen, saw_name);
@@ -901,7 +925,7 @@ START_TEST(walkers_and_descriptions)
 	/* Every name walked for a counter is accepted on that counter. */
 	walk_cpc = cpc;
 	walk_bad = 0;
-	for (uint_t p = 0; p < 2; p++) {
+	for (uint_t p = 0; p < npic; p++) {
 		cpc_walk_events_pic(cpc, p, NULL, try_name);
 		cpc_walk_generic_events_pic(cpc, p, NULL, try_name);
 	}

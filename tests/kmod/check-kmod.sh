@@ -5,18 +5,27 @@
 #
 #  0. Unless KVER (or KDIR) is set, runs itself once per kernel: every
 #     KVER with /usr/src/linux-headers-KVER and a readable
-#     /boot/vmlinuz-KVER, oldest first, and passes only if every kernel
-#     passed.  KMOD_REQUIRE_SERIES="6.1 6.12" (CI) also fails when no
-#     kernel of one of those series is installed.
+#     /boot/vmlinuz-KVER, and every kernel tests/kmod/fetch-kernels.sh
+#     fetched (5.10 and the newest Debian kernel, in
+#     $KMOD_KERNELS_DIR), oldest first, and passes only if every kernel
+#     passed.  KMOD_REQUIRE_SERIES="5.10 6.1 6.12 7" (CI) also fails when
+#     no kernel of one of those series (a prefix: "7" is any 7.x) is
+#     there.
 #  1. Builds kmod/ against KVER's headers with W=1 C=1 (sparse; cached
-#     under $KMOD_CACHE_DIR, default $top_builddir/.kmod-cache), fails on
-#     any warning, and checks that `modinfo -F vermagic` is for KVER.
-#  2. Builds tests/kmod/kmod_test.c as a static program.
+#     under $KMOD_CACHE_DIR, default $top_builddir/.kmod-cache), the way
+#     that kernel needs (kmod-lib.sh's kmod_make: CC=gcc for 5.10, the
+#     Debian 13 chroot for 7.x), fails on any warning (the compiler's,
+#     sparse's or make's) and unless sparse checked every C file, and
+#     checks that `modinfo -F vermagic` is for KVER.
+#  2. Builds kmod_test, the module's tests (tests/kmod/ktest/*.c), as a
+#     static program.
 #  3. Boots the guest once (see guest-init.sh) and runs, with
 #     kernel.perf_event_paranoid = 3 (Debian's default):
 #     (a) kmod_test as root, as an unprivileged member of the group cpc
 #         (nobody, uid 65534) and as a user outside it (stranger, 1001),
-#         with /dev/cpc root:cpc 0660 as the udev rule makes it;
+#         with /dev/cpc root:cpc 0660 as the udev rule makes it (each run
+#         passes when it exits 0 and its TAP output is whole: the plan
+#         1..N, then N results in order, none "not ok", no "Bail out!");
 #     (b) every libcpc Check program tests/test_* and tests/example.sh
 #         (the examples) with LIBCPC_BACKEND=kmod, as root and as the
 #         unprivileged user, with CK_DEFAULT_TIMEOUT=120 (TCG is slow);
@@ -33,7 +42,9 @@
 #
 # Environment: top_srcdir, top_builddir (default: this tree), CC (cc),
 # KMOD_SRC (the module sources, default $top_srcdir/kmod), KMOD_TEST_SRC
-# (default $top_srcdir/tests/kmod/kmod_test.c), KMOD_PROG_TIMEOUT (per
+# (kmod_test's sources, default $top_srcdir/tests/kmod/ktest),
+# KMOD_TEST_ARGS (kmod_test's arguments: test or suite names; default
+# all of them), KMOD_PROG_TIMEOUT (per
 # program in the guest, default 300 s), KMOD_TIMEOUT (the whole guest run,
 # default 540 s), CK_DEFAULT_TIMEOUT (120), KMOD_INSMOD_ARGS (module
 # parameters), KMOD_SIM_PMU=1 (load the simulated PMU tests/kmod/simpmu
@@ -56,7 +67,8 @@ if [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
 	mapfile -t kvers < <(kmod_list_kernels)
 	[ ${#kvers[@]} -gt 0 ] || kmod_missing "no /usr/src/linux-headers-KVER" \
 		"with a readable /boot/vmlinuz-KVER (install:" \
-		"linux-image-amd64 linux-headers-amd64)"
+		"linux-image-amd64 linux-headers-amd64) and no kernel" \
+		"fetched by tests/kmod/fetch-kernels.sh"
 	missing=
 	for s in ${KMOD_REQUIRE_SERIES:-}; do
 		found=0
@@ -85,7 +97,8 @@ if [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
 	printf '  %s\n' "${results[@]}"
 	if [ -n "$missing" ]; then
 		echo "  FAIL: no kernel of the series$missing" \
-			"(KMOD_REQUIRE_SERIES)"
+			"(KMOD_REQUIRE_SERIES; tests/kmod/fetch-kernels.sh" \
+			"fetches 5.10 and the newest Debian kernel)"
 		overall=1
 	fi
 	echo "  time: $(($(date +%s) - t_start)) s"
@@ -98,7 +111,9 @@ top_srcdir=$(cd "$top_srcdir" && pwd) || exit 1
 top_builddir=$(cd "$top_builddir" && pwd) || exit 1
 cc=${CC:-cc}
 kmod_src=${KMOD_SRC:-$top_srcdir/kmod}
-kmod_test_src=${KMOD_TEST_SRC:-$top_srcdir/tests/kmod/kmod_test.c}
+kmod_test_src=${KMOD_TEST_SRC:-$top_srcdir/tests/kmod/ktest}
+# shellcheck disable=SC2206 # test names are words
+kmod_test_args=(${KMOD_TEST_ARGS:-})
 prog_timeout=${KMOD_PROG_TIMEOUT:-300}
 total_timeout=${KMOD_TIMEOUT:-540}
 ck_timeout=${CK_DEFAULT_TIMEOUT:-120}
@@ -138,7 +153,19 @@ t0=$(date +%s)
 KMOD_BUILD_FLAGS="W=1 C=1" kmod_build_module "$kmod_src" cpc
 kmod_check_vermagic "$MODULE"
 echo "check-kmod: module $MODULE ($(($(date +%s) - t0)) s)"
-lint=$(grep -E 'warning:|error:' "$(dirname "$MODULE")/build.log")
+# A warning is the compiler's or sparse's ("warning:"), or one of make's
+# own (FILE:LINE: text, e.g. kbuild's "C=1 specified, but sparse is not
+# available or not up to date", after which it checks nothing); and
+# sparse must really have checked every C file of the module.
+blog=$(dirname "$MODULE")/build.log
+lint=$(grep -E 'warning:|error:|^[^ :]+:[0-9]+: ' "$blog")
+n_c=$(find "$kmod_src" -maxdepth 1 -name '*.c' ! -name '*.mod.c' \
+	! -name '*_probes.c' | wc -l)
+n_check=$(grep -cE '^  CHECK +' "$blog")
+if [ "$n_check" -lt "$n_c" ]; then
+	lint="$lint${lint:+
+}sparse checked $n_check of the module's $n_c C files (C=1 did not run)"
+fi
 if [ -n "$lint" ]; then
 	echo "check-kmod: FAIL: the module build (W=1 C=1) has warnings:"
 	printf '%s\n' "$lint"
@@ -161,8 +188,8 @@ fi
 # ------------------------------------------------------------ kmod_test
 kmod_test=$top_builddir/tests/kmod/kmod_test
 kmod_test_ok=1
-if [ ! -f "$kmod_test_src" ]; then
-	echo "check-kmod: FAIL: $kmod_test_src does not exist"
+if [ ! -f "$kmod_test_src/kt_main.c" ]; then
+	echo "check-kmod: FAIL: $kmod_test_src/kt_main.c does not exist"
 	kmod_test_ok=0
 else
 	# Always rebuilt (under a second): it must match the sources and
@@ -170,9 +197,8 @@ else
 	mkdir -p "$(dirname "$kmod_test")"
 	rm -f "$kmod_test"
 	# shellcheck disable=SC2086 # CC and CFLAGS may carry options
-	if ! $cc -static -O2 -g -Wall -pthread -I"$kmod_src/uapi" \
-		-I"$kmod_src" -I"$top_srcdir/include" ${KMOD_TEST_CFLAGS:-} \
-		-o "$kmod_test" "$kmod_test_src"; then
+	if ! $cc -static -O2 -g -Wall -Wextra -pthread -I"$kmod_src/uapi" \
+		${KMOD_TEST_CFLAGS:-} -o "$kmod_test" "$kmod_test_src"/*.c; then
 		echo "check-kmod: FAIL: cannot build $kmod_test (static)"
 		rm -f "$kmod_test"
 		kmod_test_ok=0
@@ -237,9 +263,10 @@ expect insmod c
 # (a) kmod_test, then kmod_fuzz for a bounded time (FUZZ_SECONDS, 10).
 if [ "$kmod_test_ok" = 1 ]; then
 	mk+=(--file "$kmod_test")
-	run kmod_test.root a root "$kmod_test"
-	run kmod_test.user a user "$kmod_test" --user
-	run kmod_test.stranger a stranger "$kmod_test" --stranger
+	run kmod_test.root a root "$kmod_test" "${kmod_test_args[@]}"
+	run kmod_test.user a user "$kmod_test" --user "${kmod_test_args[@]}"
+	run kmod_test.stranger a stranger "$kmod_test" --stranger \
+		"${kmod_test_args[@]}"
 fi
 if [ "$kmod_fuzz_ok" = 1 ]; then
 	mk+=(--file "$kmod_fuzz")
@@ -296,7 +323,7 @@ expect rmmod c
 job "vm_insmod reload /vmrun/cpc.ko $q_args"
 expect reload c
 if [ "$kmod_test_ok" = 1 ]; then
-	run kmod_test.reload a root "$kmod_test"
+	run kmod_test.reload a root "$kmod_test" "${kmod_test_args[@]}"
 fi
 job "vm_rmmod rmmod.final cpc"
 expect rmmod.final c
@@ -342,17 +369,31 @@ t_guest=$(($(date +%s) - t_boot))
 kmod_parse "$work" "$nonce"
 
 # ------------------------------------------------------------ report
-# step_ok ID: the step finished with status 0 in time (and kmod_test
-# printed its PASS line).
+# tap_ok FILE: FILE holds a whole TAP stream that passed: one plan 1..N
+# (N > 0) before the results, exactly N results numbered 1..N in order,
+# none "not ok", and no "Bail out!".
+tap_ok() {
+	LC_ALL=C awk '
+		/^1\.\.[0-9]+$/ { if (plan != "" || n) bad = 1
+			plan = substr($0, 4) + 0; next }
+		/^not ok / { bad = 1 }
+		/^(not )?ok [0-9]+/ { n++; split($0, w, " ")
+			if (w[1] == "not") num = w[3]; else num = w[2]
+			if (num + 0 != n || plan == "") bad = 1 }
+		/^Bail out!/ { bad = 1 }
+		END { exit !(plan != "" && plan > 0 && n == plan && !bad) }
+	' "$1"
+}
+
+# step_ok ID: the step finished with status 0 in time (and kmod_test's
+# output is a whole TAP stream that passed).
 step_ok() {
 	local rc note
 	rc=$(kmod_step_field "$work" "$1" 2)
 	note=$(kmod_step_field "$work" "$1" 4)
 	[ "$rc" = 0 ] && [ -z "$note" ] || return 1
 	case $1 in
-	kmod_test.*)
-		grep -q '^KMOD-TEST-RESULT: PASS' "$work/out/$1" &&
-			! grep -q '^KMOD-TEST-RESULT: FAIL' "$work/out/$1" ;;
+	kmod_test.*) tap_ok "$work/out/$1" ;;
 	esac
 }
 step_status() {
@@ -394,7 +435,7 @@ if kmod_console_crash "$work"; then
 fi
 declare -A part_fail=([a]=0 [b]=0 [c]=0 [d]=0)
 declare -A part_n=([a]=0 [b]=0 [c]=0 [d]=0)
-[ "$kmod_test_ok" = 1 ] || part_fail[a]=1
+[ "$kmod_test_ok" = 1 ] || { part_fail[a]=1; failed=1; }
 while read -r id part; do
 	s=$(step_status "$id")
 	part_n[$part]=$((part_n[$part] + 1))

@@ -13,14 +13,20 @@
 # Settings (environment):
 #   KVER              kernel version to use (default: the newest pair of
 #                     /usr/src/linux-headers-KVER and /boot/vmlinuz-KVER;
-#                     check-kmod.sh tests every pair, see kmod_list_kernels)
+#                     or a kernel fetched by fetch-kernels.sh, by name;
+#                     check-kmod.sh tests every one, see kmod_list_kernels)
 #   KDIR, KIMAGE      headers directory and bzImage, overriding KVER's
+#   KMOD_KERNELS_DIR  where fetch-kernels.sh put the kernels it fetched
+#                     (/var/cache/libcpc-kernels); they are used like
+#                     installed ones, each built the way it needs
 #   KMOD_CACHE_DIR    where built modules and vmlinux are cached
 #   KMOD_QEMU         the qemu binary (qemu-system-x86_64)
 #   KMOD_ACCEL        qemu accelerator (tcg; KVM is not usable on hosts
 #                     without nested virtualisation, and gives no PMU)
 #   KMOD_CPU, KMOD_SMP, KMOD_MEM   guest CPU model (max), CPUs (2), RAM (1G)
 #   KMOD_APPEND       extra kernel command-line words
+#   KMOD_ICOUNT       qemu's -icount setting ("shift=0,sleep=off"; vm-run
+#                     --icount); empty: the guest's clocks are the host's
 #   KMOD_BOOT_BZIMAGE=1  boot the bzImage instead of the extracted vmlinux
 #   CI=true           a missing tool is a failure, never a skip
 
@@ -83,37 +89,128 @@ kmod_need_static_busybox() {
 	fi
 }
 
-# kmod_list_kernels: prints, oldest first, every KVER that has both
-# /usr/src/linux-headers-KVER and a readable /boot/vmlinuz-KVER.
+# The kernels fetched by fetch-kernels.sh (5.10 and the newest Debian
+# kernel): one descriptor per kernel in $kmod_kernels/kernels/KVER.env.
+kmod_kernels=${KMOD_KERNELS_DIR:-/var/cache/libcpc-kernels}
+
+# kmod_list_kernels [--installed]: prints, oldest first, every KVER that
+# has both /usr/src/linux-headers-KVER and a readable /boot/vmlinuz-KVER
+# (the installed Debian kernels), and, unless --installed, every kernel
+# fetch-kernels.sh fetched.
 kmod_list_kernels() {
-	local d k
-	for d in /usr/src/linux-headers-*; do
-		k=${d#/usr/src/linux-headers-}
-		if [ -f "$d/Makefile" ] && [ -r "/boot/vmlinuz-$k" ]; then
-			echo "$k"
-		fi
-	done | sort -V
+	local d k f
+	{
+		for d in /usr/src/linux-headers-*; do
+			k=${d#/usr/src/linux-headers-}
+			if [ -f "$d/Makefile" ] && [ -r "/boot/vmlinuz-$k" ]; then
+				echo "$k"
+			fi
+		done
+		[ "${1:-}" = --installed ] && return 0
+		for f in "$kmod_kernels"/kernels/*.env; do
+			[ -f "$f" ] || continue
+			k=$(basename "$f" .env)
+			(kmod_read_descriptor "$k" && [ -f "$KDIR/Makefile" ] &&
+				[ -r "$KIMAGE" ]) && echo "$k"
+		done
+	} | sort -uV
+}
+
+# kmod_series_kernel SERIES: the newest kernel of SERIES (a version
+# prefix: "5.10", "6.12", "7" is any 7.x), empty if there is none.
+kmod_series_kernel() {
+	kmod_list_kernels | awk -v s="$1" 'index($0, s ".") == 1' | tail -n 1
+}
+
+# kmod_read_descriptor KVER: sets KDIR, KIMAGE, KCC, KCHROOT and
+# KCHROOT_KDIR from fetch-kernels.sh's descriptor of KVER; false if KVER
+# was not fetched.
+kmod_read_descriptor() {
+	local f=$kmod_kernels/kernels/$1.env
+	[ -f "$f" ] || return 1
+	KDIR=$(kmod_descriptor_field "$f" KDIR)
+	KIMAGE=$(kmod_descriptor_field "$f" KIMAGE)
+	KCC=$(kmod_descriptor_field "$f" KCC)
+	KCHROOT=$(kmod_descriptor_field "$f" KCHROOT)
+	KCHROOT_KDIR=$(kmod_descriptor_field "$f" KCHROOT_KDIR)
+}
+
+# kmod_descriptor_field FILE NAME: the value of NAME='VALUE' in FILE.
+kmod_descriptor_field() {
+	sed -n "s/^$2='\\(.*\\)'\$/\\1/p" "$1" | head -n 1
 }
 
 # kmod_pick_kernel: sets KVER, KDIR (headers) and KIMAGE (bzImage): the
-# newest version that has both, unless set.  Never `uname -r`: the host
+# newest installed version that has both (else the newest fetched one),
+# unless set (KVER may name a fetched kernel); and how to build for it (KCC,
+# KCHROOT, KCHROOT_KDIR: see kmod_make).  Never `uname -r`: the host
 # kernel is not the one the guest boots.
 kmod_pick_kernel() {
-	if [ -z "${KVER:-}" ] && [ -z "${KDIR:-}" ]; then
-		KVER=$(kmod_list_kernels | tail -n 1)
+	local kdir=${KDIR:-} kimage=${KIMAGE:-}
+	KCC=${KCC:-} KCHROOT=${KCHROOT:-} KCHROOT_KDIR=${KCHROOT_KDIR:-}
+	if [ -z "${KVER:-}" ] && [ -z "$kdir" ]; then
+		KVER=$(kmod_list_kernels --installed | tail -n 1)
+		[ -n "$KVER" ] || KVER=$(kmod_list_kernels | tail -n 1)
 		[ -n "$KVER" ] || kmod_missing "no /usr/src/linux-headers-KVER" \
 			"with a readable /boot/vmlinuz-KVER (install:" \
-			"linux-image-amd64 linux-headers-amd64)"
+			"linux-image-amd64 linux-headers-amd64), and no kernel" \
+			"fetched by tests/kmod/fetch-kernels.sh"
 	fi
 	if [ -z "${KVER:-}" ]; then
-		KVER=$(make -s -C "$KDIR" kernelrelease 2>/dev/null) ||
-			kmod_die "cannot get the kernel release of $KDIR"
+		KVER=$(make -s -C "$kdir" kernelrelease 2>/dev/null) ||
+			kmod_die "cannot get the kernel release of $kdir"
 	fi
-	: "${KDIR:=/usr/src/linux-headers-$KVER}"
-	: "${KIMAGE:=/boot/vmlinuz-$KVER}"
-	[ -f "$KDIR/Makefile" ] || kmod_missing "no kernel headers in $KDIR"
+	if [ ! -f "/usr/src/linux-headers-$KVER/Makefile" ] &&
+		kmod_read_descriptor "$KVER"; then
+		# A fetched kernel; KDIR and KIMAGE set by hand still win.
+		KDIR=${kdir:-$KDIR}
+		KIMAGE=${kimage:-$KIMAGE}
+	else
+		KDIR=${kdir:-/usr/src/linux-headers-$KVER}
+		KIMAGE=${kimage:-/boot/vmlinuz-$KVER}
+		# An installed kernel builds with the host's own compiler
+		# (settings inherited for another kernel do not apply).
+		if [ -z "$kdir" ]; then
+			KCC='' KCHROOT='' KCHROOT_KDIR=''
+		fi
+	fi
+	[ -f "$KDIR/Makefile" ] || kmod_missing "no kernel headers in $KDIR" \
+		"(tests/kmod/fetch-kernels.sh fetches 5.10 and the newest kernel)"
 	[ -r "$KIMAGE" ] || kmod_missing "cannot read the kernel image $KIMAGE"
-	export KVER KDIR KIMAGE
+	export KVER KDIR KIMAGE KCC KCHROOT KCHROOT_KDIR
+}
+
+# kmod_make DIR MAKE-ARGS...: runs kbuild for the external module in DIR
+# against KDIR: `make -C KDIR M=DIR [CC=KCC] MAKE-ARGS`, on the host, or,
+# when KCHROOT is set (the kernel's compiler is newer than the host's),
+# inside that chroot, with DIR bind-mounted at the same path in a mount
+# namespace of its own (so nothing stays mounted) and KCHROOT_KDIR as
+# the headers.
+kmod_make() {
+	local dir=$1
+	shift
+	local -a ccarg=()
+	[ -z "${KCC:-}" ] || ccarg=("CC=$KCC")
+	if [ -z "${KCHROOT:-}" ]; then
+		make -C "$KDIR" M="$dir" "${ccarg[@]}" "$@"
+		return
+	fi
+	[ "$(id -u)" = 0 ] || kmod_missing "building for $KVER needs its" \
+		"chroot $KCHROOT, and so root (chroot, mount --bind)"
+	command -v unshare >/dev/null 2>&1 || kmod_missing "unshare not found"
+	mkdir -p "$KCHROOT$dir" || kmod_die "cannot create $KCHROOT$dir"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m --propagation private sh -c '
+		mount --bind "$1" "$2$1" || exit 1
+		mount -t proc proc "$2/proc" || exit 1
+		d=$1 c=$2 k=$3
+		shift 3
+		exec chroot "$c" env -i PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/ LC_ALL=C.UTF-8 make -C "$k" M="$d" "$@"
+	' kmod-make "$dir" "$KCHROOT" "$KCHROOT_KDIR" "${ccarg[@]}" "$@"
+	local rc=$?
+	rmdir "$KCHROOT$dir" 2>/dev/null
+	return "$rc"
 }
 
 # kmod_cache_init: sets and creates kmod_cache.
@@ -178,7 +275,7 @@ kmod_build_module() {
 	tmp=$(mktemp -d "$kmod_cache/module.tmp.XXXXXX")
 	(cd "$src" && cp --parents -- "${files[@]}" "$tmp/")
 	# shellcheck disable=SC2086 # the flags are words
-	if ! make -C "$KDIR" M="$tmp" ${KMOD_BUILD_FLAGS:-} modules \
+	if ! kmod_make "$tmp" ${KMOD_BUILD_FLAGS:-} modules \
 		>"$tmp/build.log" 2>&1; then
 		cat "$tmp/build.log" >&2
 		rm -rf "$tmp"
@@ -289,6 +386,9 @@ kmod_boot() {
 		-kernel "$KERNEL" -initrd "$initrd"
 		-append "console=ttyS0 panic=-1 oops=panic loglevel=4 ${KMOD_APPEND:-}"
 	)
+	# Counts that follow work: qemu's clocks advance 2^shift ns per
+	# executed instruction (vm-run --icount).
+	[ -n "${KMOD_ICOUNT:-}" ] && cmd+=(-icount "$KMOD_ICOUNT")
 	timeout -k 5 "$tmo" "${cmd[@]}" </dev/null >"$work/qemu.log" 2>&1
 	rc=$?
 	return "$rc"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Every mutant of tests/quality/mutants.txt still applies to the code as
+# Every mutant of tests/quality/mutants*.txt still applies to the code as
 # it is (its snippet is found once in its file), so that the list follows
 # the code: make check-mutants and check-mutants-ci apply them for real.
 : "${top_srcdir:=.}"

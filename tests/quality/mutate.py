@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 """The project's mutation check ("make check-mutants").
 
-Each mutant of tests/quality/mutants.txt is one small deliberate bug: a
+Each mutant of tests/quality/mutants*.txt (mutants.txt, whose head
+describes the format, and the lists of one area each beside it, so that
+no file grows past 700 lines) is one small deliberate bug: a
 code snippet of one file, replaced by another.  For each one, in a scratch
 copy of the tree (never the checkout itself), this script applies the
 substitution, rebuilds, runs the tests the mutant names, and restores the
@@ -17,11 +19,19 @@ of the path's end as tells two apart: v1/bind.c), and sites by their
 text (whitespace-insensitive), never by full path or line number, so that
 the list survives files moving around.
 
+A mutant's kmod: tests are tests (or suites) of kmod_test, the kernel
+module's own tests (tests/kmod/ktest, "kmod_test -l"), run as root (or,
+with --user among them, as uid 65534 in the device's group) in the qemu
+guest (tests/kmod/vm-run) on every kernel check-kmod tests, until one
+fails.
+
 Usage: mutate.py TOP_SRCDIR WORKDIR [--ci] [--only ID,...] [--list|--dry-run]
 (--dry-run: only checks that every mutant applies.)
-Environment: MAKE (make), MUTANT_TIMEOUT (seconds per test run, 300).
+Environment: MAKE (make), MUTANT_TIMEOUT (seconds per test run, 300), KVER
+(the one kernel for kmod: tests; default every kernel check-kmod tests).
 """
 
+import glob
 import os
 import re
 import shutil
@@ -29,7 +39,7 @@ import subprocess
 import sys
 import time
 
-LIST_NAME = "mutants.txt"
+LIST_GLOB = "mutants*.txt"
 
 
 class Mutant:
@@ -40,6 +50,7 @@ class Mutant:
         self.tests = []
         self.make = None
         self.vm = []
+        self.kmod = []
         self.ci = False
         self.why = ""
         self.old = []
@@ -69,7 +80,8 @@ def parse(path):
             elif line.startswith("+ ") or line == "+":
                 cur.new.append(line[2:])
             else:
-                m = re.match(r"^(file|tests|vm|make|ci|why):\s*(.*)$", line)
+                m = re.match(r"^(file|tests|vm|kmod|make|ci|why):\s*(.*)$",
+                             line)
                 if not m:
                     errors.append(f"{path}:{n}: cannot parse: {line}")
                     continue
@@ -80,6 +92,8 @@ def parse(path):
                     cur.tests = val.split()
                 elif key == "vm":
                     cur.vm = val.split()
+                elif key == "kmod":
+                    cur.kmod = val.split()
                 elif key == "make":
                     cur.make = val
                 elif key == "ci":
@@ -92,9 +106,10 @@ def parse(path):
         if m.ident in seen:
             errors.append(f"{where}: duplicate name")
         seen.add(m.ident)
-        if not m.file or not m.old or not (m.tests or m.make or m.vm):
+        if not m.file or not m.old or not (m.tests or m.make or m.vm or
+                                           m.kmod):
             errors.append(f"{where}: needs file:, '- ' lines and tests:, "
-                          f"vm: or make:")
+                          f"vm:, kmod: or make:")
         if m.old == m.new:
             errors.append(f"{where}: replacement equals the original")
     return mutants, errors
@@ -161,6 +176,35 @@ def test_targets(m, files, names=None):
     return targets, None
 
 
+KMOD_TEST_DIR = "tests/kmod/ktest"
+KMOD_TEST = "tests/kmod/kmod_test"
+
+
+def kmod_test_names(tree):
+    """The names kmod_test takes: its tests and suites, from the tables
+    of tests/kmod/ktest/kt_*.c ("kmod_test -l" lists the same)."""
+    names = set()
+    d = os.path.join(tree, KMOD_TEST_DIR)
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if f.startswith("kt_") and f.endswith(".c"):
+            with open(os.path.join(d, f), encoding="utf-8") as fh:
+                text = fh.read()
+            names.update(re.findall(r'\{\s*"([a-z0-9_]+)",\s*test_', text))
+            names.update(re.findall(r"^KT_SUITE\((\w+),", text, re.M))
+    return names
+
+
+def kmod_kernels(tree):
+    """The kernels check-kmod tests (kmod-lib.sh's kmod_list_kernels), or
+    only $KVER when set."""
+    if os.environ.get("KVER"):
+        return [os.environ["KVER"]]
+    lib = os.path.join(tree, "tests/kmod/kmod-lib.sh")
+    out = subprocess.run(["bash", "-c", '. "$0" && kmod_list_kernels', lib],
+                         stdout=subprocess.PIPE, check=False).stdout
+    return out.decode().split()
+
+
 def failed_tests(tree, targets):
     """The tests of the last run that did not pass, from their .trs files."""
     bad = []
@@ -177,6 +221,13 @@ def failed_tests(tree, targets):
         elif r == "SKIP":
             bad.append(f"{os.path.basename(t)}:SKIP")
     return bad
+
+
+def run_kmod_test(vm_run, tree, log, limit, kver, names):
+    """kmod_test NAMES as root in the guest of kernel kver."""
+    env_cmd = ["env", f"KVER={kver}", vm_run, "--timeout", str(limit),
+               os.path.join(tree, KMOD_TEST)] + names
+    return run(env_cmd, tree, log, limit * 2)
 
 
 def main(argv):
@@ -196,9 +247,17 @@ def main(argv):
     make = os.environ.get("MAKE", "make")
     limit = int(os.environ.get("MUTANT_TIMEOUT", "300"))
 
-    listpath = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                            LIST_NAME)
-    mutants, errors = parse(listpath)
+    here = os.path.dirname(os.path.abspath(__file__))
+    mutants, errors = [], []
+    for listpath in sorted(glob.glob(os.path.join(here, LIST_GLOB))):
+        found, errs = parse(listpath)
+        mutants += found
+        errors += errs
+    seen = {}
+    for m in mutants:
+        if m.ident in seen and seen[m.ident] is not m:
+            errors.append(f"[{m.ident}]: named twice in the lists")
+        seen[m.ident] = m
     if errors:
         print("\n".join(errors), file=sys.stderr)
         return 1
@@ -213,8 +272,9 @@ def main(argv):
         mutants = [m for m in mutants if m.ident in only]
     if list_only:
         for m in mutants:
-            print(f"{m.ident:32} {m.file:18} "
-                  f"{' '.join(m.tests + ['vm:' + v for v in m.vm]) or m.make}"
+            runs = m.tests + ['vm:' + v for v in m.vm] + \
+                ['kmod:' + k for k in m.kmod]
+            print(f"{m.ident:32} {m.file:18} {' '.join(runs) or m.make}"
                   f"{'  (ci)' if m.ci else ''}")
         print(f"{len(mutants)} mutants")
         return 0
@@ -232,6 +292,7 @@ def main(argv):
 
     # Every mutant must apply before anything is built.
     plan = []
+    known_kmod = kmod_test_names(tree)
     for m in mutants:
         hits = find_by_basename(tree, files, m.file)
         if len(hits) != 1:
@@ -254,6 +315,13 @@ def main(argv):
         if err:
             errors.append(f"[{m.ident}]: {err}")
             continue
+        unknown = [k for k in m.kmod
+                   if k not in known_kmod and k not in ("--user",
+                                                        "--stranger")]
+        if unknown:
+            errors.append(f"[{m.ident}]: kmod_test has no test or suite "
+                          f"named {' '.join(unknown)}")
+            continue
         span = found[0].span()
         mutated = text[:span[0]] + "\n".join(m.new) + text[span[1]:]
         plan.append((m, path, text, mutated, targets, vm_progs))
@@ -275,7 +343,7 @@ def main(argv):
     all_targets = sorted({t for p in plan for t in p[4]})
     all_vm = sorted({t for p in plan for t in p[5]})
     vm_run = None
-    if all_vm:
+    if all_vm or any(p[0].kmod for p in plan):
         hits = find_by_basename(tree, files, "vm-run")
         if len(hits) != 1:
             print("check-mutants: tests/kmod/vm-run not found", file=sys.stderr)
@@ -294,6 +362,20 @@ def main(argv):
             print(f"check-mutants: without mutants {prog} fails in the "
                   f"kmod guest (see {log})", file=sys.stderr)
             return 1
+    all_kmod = sorted({k for p in plan for k in p[0].kmod})
+    kernels = []
+    if all_kmod:
+        kernels = kmod_kernels(tree)
+        if not kernels or run([make, "kmod-test"], tree, log) != 0:
+            print(f"check-mutants: no kernel for the kmod guest, or "
+                  f"kmod_test does not build (see {log})", file=sys.stderr)
+            return 1
+        for kver in kernels:
+            if run_kmod_test(vm_run, tree, log, limit, kver, all_kmod) != 0:
+                print(f"check-mutants: without mutants kmod_test "
+                      f"{' '.join(all_kmod)} fails on {kver} (see {log})",
+                      file=sys.stderr)
+                return 1
     makes = sorted({p[0].make for p in plan if p[0].make})
     for target in makes:
         if run([make, target], tree, log, limit * 2) != 0:
@@ -333,6 +415,16 @@ def main(argv):
                     if rc != 0:
                         by.append(f"{os.path.basename(prog)} in the kmod "
                                   f"guest: {rc}")
+                if m.kmod and not by and \
+                        run([make, "kmod-test"], tree, log) != 0:
+                    by.append("kmod_test does not build")
+                for kver in kernels if m.kmod else []:
+                    if by:
+                        break
+                    rc = run_kmod_test(vm_run, tree, log, limit, kver, m.kmod)
+                    if rc != 0:
+                        by.append(f"kmod_test {' '.join(m.kmod)} on {kver}: "
+                                  f"{rc}")
                 if m.make and not by:
                     rc = run([make, m.make], tree, log, limit * 2)
                     if rc != 0:

@@ -9,10 +9,10 @@ set -eu
 : "${top_srcdir:=.}"
 cd "$top_srcdir"
 
-# The files: git's list in a checkout, the unpacked tree in a release
-# tarball (make distcheck), without the fuzzing corpora (data) and the
-# documents.
-if [ -d .git ] && command -v git >/dev/null 2>&1 &&
+# The files: git's list in a checkout (.git is a file in a worktree),
+# the unpacked tree in a release tarball (make distcheck), without the
+# fuzzing corpora (data) and the documents.
+if [ -e .git ] && command -v git >/dev/null 2>&1 &&
 	git -c safe.directory="$PWD" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	list=$(git -c safe.directory="$PWD" ls-files)
 else

@@ -6,7 +6,7 @@
  * requests advance, a TSC behind the page's, and retries while the
  * sequence counter changes; a frozen binding's page (CPC_KSAMPLE_FROZEN)
  * read exactly, with or without a time base.  The guest checks the real pages
- * against the module's ioctl (tests/kmod/kmod_test.c, test_page_time).
+ * against the module's ioctl (kmod_test's page_time, tests/kmod/ktest/kt_page.c).
  */
 #include <check.h>
 #include <string.h>

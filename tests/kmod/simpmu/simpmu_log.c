@@ -2,7 +2,7 @@
 /*
  * simpmu_log.c: /sys/kernel/simpmu/, the record tests read:
  *
- *   info   (0444) "vendor=intel|amd counters=N mhz=M\n"
+ *   info   (0444) "vendor=intel|amd counters=N mhz=M icount_shift=S\n"
  *   log    (0444) the last SIMPMU_LOG_LINES event_init calls, oldest
  *                 first, one line each:
  *     type=<u32> config=0x<hex> raw=0x<hex> excl_user=<0|1>
@@ -104,9 +104,16 @@ static char *log_format(size_t *len)
 	return buf;
 }
 
+/* sysfs hands binary attributes out const from 6.16 on (probe). */
+#ifdef SIMPMU_HAVE_BIN_ATTR_CONST
+#define SIMPMU_BIN_CONST const
+#else
+#define SIMPMU_BIN_CONST
+#endif
+
 static ssize_t log_read(struct file *file, struct kobject *kobj,
-			struct bin_attribute *attr, char *out, loff_t pos,
-			size_t count)
+			SIMPMU_BIN_CONST struct bin_attribute *attr, char *out,
+			loff_t pos, size_t count)
 {
 	size_t len;
 	char *text = log_format(&len);
@@ -132,9 +139,9 @@ static struct bin_attribute log_attr = {
 static ssize_t info_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "vendor=%s counters=%u mhz=%u\n",
+	return sysfs_emit(buf, "vendor=%s counters=%u mhz=%u icount_shift=%d\n",
 			  simpmu_vendor == SIMPMU_AMD ? "amd" : "intel",
-			  simpmu_counters, simpmu_mhz);
+			  simpmu_counters, simpmu_mhz, simpmu_icount_shift);
 }
 
 static ssize_t clear_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -158,7 +165,7 @@ static struct attribute *simpmu_attrs[] = {
 	NULL,
 };
 
-static struct bin_attribute *simpmu_bin_attrs[] = {
+static SIMPMU_BIN_CONST struct bin_attribute *SIMPMU_BIN_CONST simpmu_bin_attrs[] = {
 	&log_attr,
 	NULL,
 };

@@ -90,7 +90,9 @@ static unsigned int simpmu_min_period;
 module_param_named(min_period, simpmu_min_period, uint, 0444);
 MODULE_PARM_DESC(min_period, "refuse a new sample period below this (perf_event_period), as x86 refuses periods below an event's limit (0: none)");
 
-enum { MODE_IDLE, MODE_USER, MODE_KERNEL };
+#define MODE_IDLE SIMPMU_MODE_IDLE
+#define MODE_USER SIMPMU_MODE_USER
+#define MODE_KERNEL SIMPMU_MODE_KERNEL
 
 /* Per event (event->pmu_private). */
 struct simpmu_event {
@@ -106,6 +108,7 @@ struct simpmu_cpu {
 	struct perf_event *ctr[SIMPMU_MAX_COUNTERS];
 	unsigned int used;
 	bool ticking;
+	bool in_tick;		/* simpmu_tick() runs (icount: it re-arms) */
 };
 
 static DEFINE_PER_CPU(struct simpmu_cpu, simpmu_cpus);
@@ -116,6 +119,7 @@ typedef int (*overflow_fn)(struct perf_event *event,
 static overflow_fn simpmu_overflow_fn;
 
 static struct pmu simpmu_pmu;
+static void simpmu_icount_arm(struct simpmu_cpu *c, bool force);
 
 /* Statistics for the unload message. */
 static atomic64_t stat_ticks, stat_overflows, stat_throttled;
@@ -130,10 +134,20 @@ static void simpmu_credit(struct perf_event *event, int mode, u64 ns)
 		p->counted_ns += ns;
 }
 
+/* The time base: ns, or (icount mode) executed instructions. */
+static u64 simpmu_now(void)
+{
+	return simpmu_icount() ? simpmu_icount_now() : ktime_get_ns();
+}
+
 /*
  * The time since EVENT's last update point, which saw p->mode, up to
  * this one at NOW, which sees MODE: half to each (all of it if they are
- * the same); then the count, prev_count and period_left follow.
+ * the same); then the count, prev_count and period_left follow.  In
+ * icount mode an update point's mode is the mode of the time that
+ * follows it, and the time since the last point all goes to p->mode;
+ * the unit is the instruction, counted as 2 ns at the nominal clock
+ * (mhz=1000: 2 cycles and 1 instruction per instruction).
  */
 static void simpmu_advance(struct perf_event *event, u64 now, int mode)
 {
@@ -143,10 +157,16 @@ static void simpmu_advance(struct perf_event *event, u64 now, int mode)
 	u64 val, prev;
 
 	p->last_ns = now;
-	simpmu_credit(event, p->mode, delta / 2);
-	simpmu_credit(event, mode, delta - delta / 2);
+	if (simpmu_icount()) {
+		simpmu_credit(event, p->mode, delta);
+	} else {
+		simpmu_credit(event, p->mode, delta / 2);
+		simpmu_credit(event, mode, delta - delta / 2);
+	}
 	p->mode = mode;
-	val = mul_u64_u32_div(p->counted_ns, simpmu_mhz, 1000 * p->divisor);
+	val = mul_u64_u32_div(p->counted_ns,
+			      simpmu_mhz * (simpmu_icount() ? 2 : 1),
+			      1000 * p->divisor);
 	prev = local64_read(&hwc->prev_count);
 	if (val == prev)
 		return;
@@ -164,7 +184,7 @@ static void simpmu_advance(struct perf_event *event, u64 now, int mode)
  */
 static int simpmu_mode_now(void)
 {
-	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+	struct pt_regs *regs = hardirq_count() ? get_irq_regs() : NULL;
 
 	if (regs && user_mode(regs))
 		return MODE_USER;
@@ -173,6 +193,33 @@ static int simpmu_mode_now(void)
 	if (regs || !current->mm || (current->flags & PF_KTHREAD))
 		return MODE_KERNEL;
 	return MODE_USER;
+}
+
+/*
+ * icount mode: the mode of the time that follows an update point.  A
+ * user task in the kernel outside an interrupt is in a system call,
+ * which it leaves through the sys_exit probe (kernel mode until then),
+ * or was preempted in an interrupt or exception, from which it returns
+ * to user mode without passing a probe (its remaining kernel
+ * instructions then count as user mode: only where an interrupt or
+ * fault came in between).
+ */
+static int simpmu_mode_after(void)
+{
+	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+
+	if (regs && user_mode(regs))
+		return MODE_USER;
+	if (is_idle_task(current))
+		return MODE_IDLE;
+	if (regs || !current->mm || (current->flags & PF_KTHREAD))
+		return MODE_KERNEL;
+	return task_pt_regs(current)->orig_ax >= 0 ? MODE_KERNEL : MODE_USER;
+}
+
+static int simpmu_mode_point_now(void)
+{
+	return simpmu_icount() ? simpmu_mode_after() : simpmu_mode_now();
 }
 
 /*
@@ -205,7 +252,7 @@ static void simpmu_set_period(struct perf_event *event)
 static void simpmu_read(struct perf_event *event)
 {
 	if (!(event->hw.state & PERF_HES_STOPPED))
-		simpmu_advance(event, ktime_get_ns(), simpmu_mode_now());
+		simpmu_advance(event, simpmu_now(), simpmu_mode_point_now());
 }
 
 static void simpmu_stop(struct perf_event *event, int flags)
@@ -213,7 +260,7 @@ static void simpmu_stop(struct perf_event *event, int flags)
 	struct hw_perf_event *hwc = &event->hw;
 
 	if (!(hwc->state & PERF_HES_STOPPED)) {
-		simpmu_advance(event, ktime_get_ns(), simpmu_mode_now());
+		simpmu_advance(event, simpmu_now(), simpmu_mode_point_now());
 		hwc->state |= PERF_HES_STOPPED;
 	}
 	hwc->state |= PERF_HES_UPTODATE;
@@ -228,10 +275,12 @@ static void simpmu_start(struct perf_event *event, int flags)
 		return;
 	if (flags & PERF_EF_RELOAD)
 		simpmu_set_period(event);
-	p->last_ns = ktime_get_ns();
-	p->mode = simpmu_mode_now();
+	p->last_ns = simpmu_now();
+	p->mode = simpmu_mode_point_now();
 	hwc->state = 0;
 	perf_event_update_userpage(event);
+	if (simpmu_icount() && is_sampling_event(event))
+		simpmu_icount_arm(this_cpu_ptr(&simpmu_cpus), false);
 }
 
 /* The overflow of a sampling event whose period has run out. */
@@ -256,11 +305,87 @@ static void simpmu_overflow(struct perf_event *event, struct pt_regs *regs)
 	}
 }
 
+/*
+ * icount mode: no periodic tick.  The timer fires where the first
+ * sampling event of the CPU reaches the end of its period, were all the
+ * time from now on counted (earlier is harmless: it is re-armed), and
+ * at the latest after a second.  Returns the hrtimer ns until then.
+ */
+static u64 simpmu_icount_next(struct simpmu_cpu *c)
+{
+	u64 best = NSEC_PER_SEC;
+	unsigned int i;
+
+	for (i = 0; i < simpmu_counters; i++) {
+		struct perf_event *event = c->ctr[i];
+		struct simpmu_event *p;
+		s64 left;
+		u64 insns;
+
+		if (!event || (event->hw.state & PERF_HES_STOPPED) ||
+		    !is_sampling_event(event))
+			continue;
+		p = event->pmu_private;
+		left = local64_read(&event->hw.period_left);
+		if (left <= 0)
+			return 1;
+		/* Events to instructions: events * 1000 * divisor / 2 / mhz. */
+		insns = mul_u64_u32_div(left, 500 * p->divisor, simpmu_mhz);
+		best = min(best, simpmu_icount_to_ns(insns + 1));
+	}
+	return best;
+}
+
+/*
+ * icount mode: a sampling event started (FORCE 0): fire at its
+ * overflow, or before; or user mode begins (FORCE 1: from the sys_exit
+ * probe): all the time until the next update point will be counted by
+ * a user-mode event, so the prediction is exact from here on.
+ */
+static void simpmu_icount_arm(struct simpmu_cpu *c, bool force)
+{
+	ktime_t when;
+
+	if (!c->ticking || c->in_tick)
+		return;
+	when = ktime_add_ns(ktime_get(), simpmu_icount_next(c));
+	if (force || ktime_before(when, hrtimer_get_expires(&c->timer)))
+		hrtimer_start(&c->timer, when, HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/* icount mode: the system-call probes' update points. */
+void simpmu_mode_point(int after)
+{
+	struct simpmu_cpu *c;
+	unsigned long flags;
+	unsigned int i;
+	u64 now;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(&simpmu_cpus);
+	if (c->used) {
+		bool sampling = false;
+
+		now = simpmu_now();
+		for (i = 0; i < simpmu_counters; i++) {
+			struct perf_event *event = c->ctr[i];
+
+			if (event && !(event->hw.state & PERF_HES_STOPPED)) {
+				simpmu_advance(event, now, after);
+				sampling |= is_sampling_event(event);
+			}
+		}
+		if (sampling && after == MODE_USER)
+			simpmu_icount_arm(c, true);
+	}
+	local_irq_restore(flags);
+}
+
 static enum hrtimer_restart simpmu_tick(struct hrtimer *timer)
 {
 	struct simpmu_cpu *c = this_cpu_ptr(&simpmu_cpus);
 	struct pt_regs *regs = get_irq_regs();
-	u64 now = ktime_get_ns();
+	u64 now = simpmu_now();
 	unsigned int i;
 	int mode;
 
@@ -268,6 +393,7 @@ static enum hrtimer_restart simpmu_tick(struct hrtimer *timer)
 		c->ticking = false;
 		return HRTIMER_NORESTART;
 	}
+	c->in_tick = true;
 	atomic64_inc(&stat_ticks);
 	if (regs && user_mode(regs))
 		mode = MODE_USER;
@@ -285,7 +411,13 @@ static enum hrtimer_restart simpmu_tick(struct hrtimer *timer)
 		    local64_read(&event->hw.period_left) <= 0)
 			simpmu_overflow(event, regs);
 	}
-	hrtimer_forward_now(timer, ns_to_ktime((u64)tick_us * NSEC_PER_USEC));
+	c->in_tick = false;
+	if (simpmu_icount())
+		hrtimer_set_expires(timer, ktime_add_ns(ktime_get(),
+						       simpmu_icount_next(c)));
+	else
+		hrtimer_forward_now(timer,
+				    ns_to_ktime((u64)tick_us * NSEC_PER_USEC));
 	return HRTIMER_RESTART;
 }
 
@@ -308,7 +440,9 @@ static int simpmu_add(struct perf_event *event, int flags)
 	if (!c->ticking) {
 		c->ticking = true;
 		hrtimer_start(&c->timer,
-			      ns_to_ktime((u64)tick_us * NSEC_PER_USEC),
+			      ns_to_ktime(simpmu_icount() ?
+					  simpmu_icount_next(c) :
+					  (u64)tick_us * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
 	return 0;
@@ -468,22 +602,35 @@ static int __init simpmu_init(void)
 	for_each_possible_cpu(cpu) {
 		struct simpmu_cpu *c = per_cpu_ptr(&simpmu_cpus, cpu);
 
+#ifdef SIMPMU_HAVE_HRTIMER_SETUP
+		hrtimer_setup(&c->timer, simpmu_tick, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_HARD);
+#else
 		hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 		c->timer.function = simpmu_tick;
+#endif
 	}
 	simpmu_find_overflow();
-	rc = simpmu_log_init();
-	if (rc)
+	rc = simpmu_icount_init();
+	if (rc) {
+		pr_info("simpmu: icount mode: %d\n", rc);
 		return rc;
+	}
+	rc = simpmu_log_init();
+	if (rc) {
+		simpmu_icount_exit();
+		return rc;
+	}
 	rc = perf_pmu_register(&simpmu_pmu, "cpu", PERF_TYPE_RAW);
 	if (rc) {
 		pr_info("simpmu: perf_pmu_register: %d (is there a PMU?)\n", rc);
 		simpmu_log_exit();
+		simpmu_icount_exit();
 		return rc;
 	}
-	pr_info("simpmu: %s PMU, %u counters, %u MHz, tick %u us\n",
+	pr_info("simpmu: %s PMU, %u counters, %u MHz, tick %u us, icount_shift %d\n",
 		simpmu_vendor == SIMPMU_AMD ? "AMD" : "Intel",
-		simpmu_counters, simpmu_mhz, tick_us);
+		simpmu_counters, simpmu_mhz, tick_us, simpmu_icount_shift);
 	return 0;
 }
 
@@ -491,6 +638,7 @@ static void __exit simpmu_exit(void)
 {
 	perf_pmu_unregister(&simpmu_pmu);
 	simpmu_cancel_timers();
+	simpmu_icount_exit();
 	simpmu_log_exit();
 	pr_info("simpmu: unloaded after %lld ticks, %lld overflows (%lld throttled)\n",
 		(long long)atomic64_read(&stat_ticks),

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event tables of AMD families 0Fh, 10h and 11h as illumos's Opteron
+ * back end lists them: the events all three share, each family's own, and
+ * the generic (PAPI) names, each an alias of a table event with a unit
+ * mask.  Names and codes are those of AMD's BIOS and Kernel Developer's
+ * Guides.
+ */
+#include <stddef.h>
+
+#include "pcbe_events.h"
+
+const struct cpc_pcbe_event __cpc_amd_cmn_events[] = {
+	{ "FP_dispatched_fpu_ops", 0x00, 0 },
+	{ "FP_cycles_no_fpu_ops_retired", 0x01, 0 },
+	{ "FP_dispatched_fpu_ops_ff", 0x02, 0 },
+	{ "LS_seg_reg_load", 0x20, 0 },
+	{ "LS_uarch_resync_self_modify", 0x21, 0 },
+	{ "LS_uarch_resync_snoop", 0x22, 0 },
+	{ "LS_buffer_2_full", 0x23, 0 },
+	{ "LS_locked_operation", 0x24, 0 },
+	{ "LS_retired_cflush", 0x26, 0 },
+	{ "LS_retired_cpuid", 0x27, 0 },
+	{ "DC_access", 0x40, 0 },
+	{ "DC_miss", 0x41, 0 },
+	{ "DC_refill_from_L2", 0x42, 0 },
+	{ "DC_refill_from_system", 0x43, 0 },
+	{ "DC_copyback", 0x44, 0 },
+	{ "DC_dtlb_L1_miss_L2_hit", 0x45, 0 },
+	{ "DC_dtlb_L1_miss_L2_miss", 0x46, 0 },
+	{ "DC_misaligned_data_ref", 0x47, 0 },
+	{ "DC_uarch_late_cancel_access", 0x48, 0 },
+	{ "DC_uarch_early_cancel_access", 0x49, 0 },
+	{ "DC_1bit_ecc_error_found", 0x4a, 0 },
+	{ "DC_dispatched_prefetch_instr", 0x4b, 0 },
+	{ "DC_dcache_accesses_by_locks", 0x4c, 0 },
+	{ "BU_memory_requests", 0x65, 0 },
+	{ "BU_data_prefetch", 0x67, 0 },
+	{ "BU_system_read_responses", 0x6c, 0 },
+	{ "BU_cpu_clk_unhalted", 0x76, 0 },
+	{ "BU_internal_L2_req", 0x7d, 0 },
+	{ "BU_fill_req_missed_L2", 0x7e, 0 },
+	{ "BU_fill_into_L2", 0x7f, 0 },
+	{ "IC_fetch", 0x80, 0 },
+	{ "IC_miss", 0x81, 0 },
+	{ "IC_refill_from_L2", 0x82, 0 },
+	{ "IC_refill_from_system", 0x83, 0 },
+	{ "IC_itlb_L1_miss_L2_hit", 0x84, 0 },
+	{ "IC_itlb_L1_miss_L2_miss", 0x85, 0 },
+	{ "IC_uarch_resync_snoop", 0x86, 0 },
+	{ "IC_instr_fetch_stall", 0x87, 0 },
+	{ "IC_return_stack_hit", 0x88, 0 },
+	{ "IC_return_stack_overflow", 0x89, 0 },
+	{ "FR_retired_x86_instr_w_excp_intr", 0xc0, 0 },
+	{ "FR_retired_uops", 0xc1, 0 },
+	{ "FR_retired_branches_w_excp_intr", 0xc2, 0 },
+	{ "FR_retired_branches_mispred", 0xc3, 0 },
+	{ "FR_retired_taken_branches", 0xc4, 0 },
+	{ "FR_retired_taken_branches_mispred", 0xc5, 0 },
+	{ "FR_retired_far_ctl_transfer", 0xc6, 0 },
+	{ "FR_retired_resyncs", 0xc7, 0 },
+	{ "FR_retired_near_rets", 0xc8, 0 },
+	{ "FR_retired_near_rets_mispred", 0xc9, 0 },
+	{ "FR_retired_taken_branches_mispred_addr_miscomp", 0xca, 0 },
+	{ "FR_retired_fastpath_double_op_instr", 0xcc, 0 },
+	{ "FR_intr_masked_cycles", 0xcd, 0 },
+	{ "FR_intr_masked_while_pending_cycles", 0xce, 0 },
+	{ "FR_taken_hardware_intrs", 0xcf, 0 },
+	{ "FR_nothing_to_dispatch", 0xd0, 0 },
+	{ "FR_dispatch_stalls", 0xd1, 0 },
+	{ "FR_dispatch_stall_branch_abort_to_retire", 0xd2, 0 },
+	{ "FR_dispatch_stall_serialization", 0xd3, 0 },
+	{ "FR_dispatch_stall_segment_load", 0xd4, 0 },
+	{ "FR_dispatch_stall_reorder_buffer_full", 0xd5, 0 },
+	{ "FR_dispatch_stall_resv_stations_full", 0xd6, 0 },
+	{ "FR_dispatch_stall_fpu_full", 0xd7, 0 },
+	{ "FR_dispatch_stall_ls_full", 0xd8, 0 },
+	{ "FR_dispatch_stall_waiting_all_quiet", 0xd9, 0 },
+	{ "FR_dispatch_stall_far_ctl_trsfr_resync_branch_pend", 0xda, 0 },
+	{ "FR_fpu_exception", 0xdb, 0 },
+	{ "FR_num_brkpts_dr0", 0xdc, 0 },
+	{ "FR_num_brkpts_dr1", 0xdd, 0 },
+	{ "FR_num_brkpts_dr2", 0xde, 0 },
+	{ "FR_num_brkpts_dr3", 0xdf, 0 },
+	{ "NB_mem_ctrlr_page_access", 0xe0, 0 },
+	{ "NB_mem_ctrlr_turnaround", 0xe3, 0 },
+	{ "NB_mem_ctrlr_bypass_counter_saturation", 0xe4, 0 },
+	{ "NB_cpu_io_to_mem_io", 0xe9, 0 },
+	{ "NB_cache_block_commands", 0xea, 0 },
+	{ "NB_sized_commands", 0xeb, 0 },
+	{ "NB_ht_bus0_bandwidth", 0xf6, 0 },
+	{ NULL, 0, 0 }
+};
+
+const struct cpc_pcbe_event __cpc_amd_f_events[] = {
+	{ "BU_quadwords_written_to_system", 0x6d, 0 },
+	{ "FR_retired_fpu_instr", 0xcb, 0 },
+	{ "NB_mem_ctrlr_page_table_overflow", 0xe1, 0 },
+	{ "NB_sized_blocks", 0xe5, 0 },
+	{ "NB_ECC_errors", 0xe8, 0 },
+	{ "NB_probe_result", 0xec, 0 },
+	{ "NB_gart_events", 0xee, 0 },
+	{ "NB_ht_bus1_bandwidth", 0xf7, 0 },
+	{ "NB_ht_bus2_bandwidth", 0xf8, 0 },
+	{ NULL, 0, 0 }
+};
+
+const struct cpc_pcbe_event __cpc_amd_10h_events[] = {
+	{ "FP_retired_sse_ops", 0x03, 0 },
+	{ "FP_retired_move_ops", 0x04, 0 },
+	{ "FP_retired_serialize_ops", 0x05, 0 },
+	{ "FP_serialize_ops_cycles", 0x06, 0 },
+	{ "LS_cancelled_store_to_load_fwd_ops", 0x2a, 0 },
+	{ "LS_smi_received", 0x2b, 0 },
+	{ "DC_dtlb_L1_hit", 0x4d, 0 },
+	{ "LS_ineffective_prefetch", 0x52, 0 },
+	{ "LS_global_tlb_flush", 0x54, 0 },
+	{ "BU_octwords_written_to_system", 0x6d, 0 },
+	{ "Page_size_mismatches", 0x165, 0 },
+	{ "IC_eviction", 0x8b, 0 },
+	{ "IC_cache_lines_invalidate", 0x8c, 0 },
+	{ "IC_itlb_reload", 0x99, 0 },
+	{ "IC_itlb_reload_aborted", 0x9a, 0 },
+	{ "FR_retired_mmx_sse_fp_instr", 0xcb, 0 },
+	{ "Retired_x87_fp_ops", 0x1c0, 0 },
+	{ "IBS_ops_tagged", 0x1cf, 0 },
+	{ "LFENCE_inst_retired", 0x1d3, 0 },
+	{ "SFENCE_inst_retired", 0x1d4, 0 },
+	{ "MFENCE_inst_retired", 0x1d5, 0 },
+	{ "NB_mem_ctrlr_page_table_overflow", 0xe1, 0 },
+	{ "NB_mem_ctrlr_dram_cmd_slots_missed", 0xe2, 0 },
+	{ "NB_thermal_status", 0xe8, 0 },
+	{ "NB_probe_results_upstream_req", 0xec, 0 },
+	{ "NB_gart_events", 0xee, 0 },
+	{ "NB_mem_ctrlr_req", 0x1f0, 0 },
+	{ "CB_cpu_to_dram_req_to_target", 0x1e0, 0 },
+	{ "CB_io_to_dram_req_to_target", 0x1e1, 0 },
+	{ "CB_cpu_read_cmd_latency_to_target_0_to_3", 0x1e2, 0 },
+	{ "CB_cpu_read_cmd_req_to_target_0_to_3", 0x1e3, 0 },
+	{ "CB_cpu_read_cmd_latency_to_target_4_to_7", 0x1e4, 0 },
+	{ "CB_cpu_read_cmd_req_to_target_4_to_7", 0x1e5, 0 },
+	{ "CB_cpu_cmd_latency_to_target_0_to_7", 0x1e6, 0 },
+	{ "CB_cpu_req_to_target_0_to_7", 0x1e7, 0 },
+	{ "NB_ht_bus1_bandwidth", 0xf7, 0 },
+	{ "NB_ht_bus2_bandwidth", 0xf8, 0 },
+	{ "NB_ht_bus3_bandwidth", 0x1f9, 0 },
+	{ "L3_read_req", 0x4e0, 0 },
+	{ "L3_miss", 0x4e1, 0 },
+	{ "L3_l2_eviction_l3_fill", 0x4e2, 0 },
+	{ "L3_eviction", 0x4e3, 0 },
+	{ NULL, 0, 0 }
+};
+
+const struct cpc_pcbe_event __cpc_amd_11h_events[] = {
+	{ "BU_quadwords_written_to_system", 0x6d, 0 },
+	{ "FR_retired_mmx_fp_instr", 0xcb, 0 },
+	{ "NB_mem_ctrlr_page_table_events", 0xe1, 0 },
+	{ "NB_thermal_status", 0xe8, 0 },
+	{ "NB_probe_results_upstream_req", 0xec, 0 },
+	{ "NB_dev_events", 0xee, 0 },
+	{ "NB_mem_ctrlr_req", 0x1f0, 0 },
+	{ NULL, 0, 0 }
+};
+
+/* The generic names of all three families. */
+const struct cpc_pcbe_alias __cpc_amd_cmn_papi[] = {
+	{ "PAPI_br_ins", "FR_retired_branches_w_excp_intr", 0x0 },
+	{ "PAPI_br_msp", "FR_retired_branches_mispred", 0x0 },
+	{ "PAPI_br_tkn", "FR_retired_taken_branches", 0x0 },
+	{ "PAPI_fp_ops", "FP_dispatched_fpu_ops", 0x3 },
+	{ "PAPI_fad_ins", "FP_dispatched_fpu_ops", 0x1 },
+	{ "PAPI_fml_ins", "FP_dispatched_fpu_ops", 0x2 },
+	{ "PAPI_fpu_idl", "FP_cycles_no_fpu_ops_retired", 0x0 },
+	{ "PAPI_tot_cyc", "BU_cpu_clk_unhalted", 0x0 },
+	{ "PAPI_tot_ins", "FR_retired_x86_instr_w_excp_intr", 0x0 },
+	{ "PAPI_l1_dca", "DC_access", 0x0 },
+	{ "PAPI_l1_dcm", "DC_miss", 0x0 },
+	{ "PAPI_l1_ldm", "DC_refill_from_L2", 0xe },
+	{ "PAPI_l1_stm", "DC_refill_from_L2", 0x10 },
+	{ "PAPI_l1_ica", "IC_fetch", 0x0 },
+	{ "PAPI_l1_icm", "IC_miss", 0x0 },
+	{ "PAPI_l1_icr", "IC_fetch", 0x0 },
+	{ "PAPI_l2_dch", "DC_refill_from_L2", 0x1e },
+	{ "PAPI_l2_dcm", "DC_refill_from_system", 0x1e },
+	{ "PAPI_l2_dcr", "DC_refill_from_L2", 0xe },
+	{ "PAPI_l2_dcw", "DC_refill_from_L2", 0x10 },
+	{ "PAPI_l2_ich", "IC_refill_from_L2", 0x0 },
+	{ "PAPI_l2_icm", "IC_refill_from_system", 0x0 },
+	{ "PAPI_l2_ldm", "DC_refill_from_system", 0xe },
+	{ "PAPI_l2_stm", "DC_refill_from_system", 0x10 },
+	{ "PAPI_res_stl", "FR_dispatch_stalls", 0x0 },
+	{ "PAPI_stl_icy", "FR_nothing_to_dispatch", 0x0 },
+	{ "PAPI_hw_int", "FR_taken_hardware_intrs", 0x0 },
+	{ NULL, NULL, 0 }
+};
+
+/* Families 0Fh and 11h. */
+const struct cpc_pcbe_alias __cpc_amd_opt_papi[] = {
+	{ "PAPI_tlb_dm", "DC_dtlb_L1_miss_L2_miss", 0x0 },
+	{ "PAPI_tlb_im", "IC_itlb_L1_miss_L2_miss", 0x0 },
+	{ "PAPI_fp_ins", "FR_retired_fpu_instr", 0xd },
+	{ "PAPI_vec_ins", "FR_retired_fpu_instr", 0x4 },
+	{ NULL, NULL, 0 }
+};
+
+/* Family 10h. */
+const struct cpc_pcbe_alias __cpc_amd_10h_papi[] = {
+	{ "PAPI_tlb_dm", "DC_dtlb_L1_miss_L2_miss", 0x7 },
+	{ "PAPI_tlb_im", "IC_itlb_L1_miss_L2_miss", 0x3 },
+	{ "PAPI_l3_dcr", "L3_read_req", 0xf1 },
+	{ "PAPI_l3_icr", "L3_read_req", 0xf2 },
+	{ "PAPI_l3_tcr", "L3_read_req", 0xf7 },
+	{ "PAPI_l3_stm", "L3_miss", 0xf4 },
+	{ "PAPI_l3_ldm", "L3_miss", 0xf3 },
+	{ "PAPI_l3_tcm", "L3_miss", 0xf7 },
+	{ NULL, NULL, 0 }
+};
