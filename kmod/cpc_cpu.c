@@ -5,11 +5,9 @@
  * perf's CPU-wide kernel counters, one per request, pinned.
  *
  * Who may: CAP_PERFMON (or CAP_SYS_ADMIN), as perf's own rule for
- * CPU-wide counters wherever perf_event_paranoid forbids them to users;
- * and, where the administrator sets the parameter cpu_access (the
- * analogue of granting Solaris's cpc_cpu privilege), everyone who may
- * open the device (cpc_main.c checks, as for bindings, kernel mode
- * against allow_system).
+ * CPU-wide counters wherever perf_event_paranoid forbids them to users
+ * (cpc_main.c checks it, and, as for bindings, kernel mode against
+ * allow_system).
  *
  * With Solaris, binding a processor takes its counters from the LWPs
  * that run there, whose contexts are invalidated (EAGAIN at their next

@@ -19,6 +19,7 @@
 #include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -145,6 +146,21 @@ static struct kcpc_ctx *kcpc_ctx_find(struct kcpc_file *cf,
 	return NULL;
 }
 
+/*
+ * True once the thread of @ctx no longer has the id it had at bind: a
+ * thread other than the leader that execs takes the leader's id (and the
+ * leader, ending, its old one).  The saved pid keeps the old number.
+ */
+static bool kcpc_ctx_renumbered(struct kcpc_ctx *ctx)
+{
+	bool moved;
+
+	rcu_read_lock();
+	moved = task_pid(ctx->task) != ctx->pid;
+	rcu_read_unlock();
+	return moved;
+}
+
 /**
  * kcpc_ctx_find_exited() - the thread of an exited context by its number
  * @cf: the file
@@ -154,8 +170,8 @@ static struct kcpc_ctx *kcpc_ctx_find(struct kcpc_file *cf,
  * A thread's counts stay readable through the file that bound it after
  * the thread has exited and been reaped, as perf's do through their
  * file descriptors (libpctx reads the final counts of a process after
- * its exit): the file's context whose thread has exited and whose pid
- * had that number.
+ * its exit): the file's context whose thread has exited, or has taken
+ * another id by exec from a thread, and whose pid had that number.
  *
  * Return: a reference to the thread, or NULL.
  */
@@ -168,7 +184,8 @@ struct task_struct *kcpc_ctx_find_exited(struct kcpc_file *cf, pid_t tid)
 
 	mutex_lock(&cf->lock);
 	hash_for_each(cf->ctxs, bkt, ctx, node) {
-		if (kcpc_ctx_stale(ctx) && pid_nr_ns(ctx->pid, ns) == tid) {
+		if ((kcpc_ctx_stale(ctx) || kcpc_ctx_renumbered(ctx)) &&
+		    pid_nr_ns(ctx->pid, ns) == tid) {
 			task = ctx->task;
 			get_task_struct(task);
 			break;
