@@ -332,8 +332,14 @@ int kcpc_perf_clock_at(struct perf_event *ev, u64 clock, bool cpu_clock,
  * @ev: the counter (of a group aggregate)
  * @task: the thread
  *
- * Return: 1 if one of @ev's children counts in @task, 0 if none does,
- * -1 where this kernel's perf does not show them (no build-time probe).
+ * perf may swap a thread's counter context with a clone of it at a
+ * context switch (a parent and the thread it created, counting the
+ * same): @ev itself then counts in the new thread, and its child in the
+ * parent.  Either way, @task counts through @ev.
+ *
+ * Return: 1 if @ev or one of its children counts in @task, 0 if none
+ * does, -1 where this kernel's perf does not show them (no build-time
+ * probe).
  */
 int kcpc_perf_child_in(struct perf_event *ev, struct task_struct *task)
 {
@@ -342,6 +348,8 @@ int kcpc_perf_child_in(struct perf_event *ev, struct task_struct *task)
 	int found = 0;
 
 	mutex_lock(&ev->child_mutex);
+	if (READ_ONCE(ev->ctx->task) == task)
+		found = 1;
 	list_for_each_entry(child, &ev->child_list, child_list) {
 		if (READ_ONCE(child->ctx->task) == task) {
 			found = 1;
