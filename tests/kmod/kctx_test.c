@@ -14,8 +14,8 @@
  *                            run CMD as UID/GID with the supplementary
  *                            groups GROUPS (comma-separated, or "-")
  *
- * Until the module tests are split by concern (tests/kmod TAP harness),
- * this file stands alone: build with "cc -static -I kmod/uapi".
+ * The accounting findings (M1, M2) are in kctx_acct.c.  Build with
+ * "cc -static -I kmod/uapi tests/kmod/kctx_test.c tests/kmod/kctx_acct.c".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,13 +41,14 @@
 #include <unistd.h>
 
 #include "cpc_kmod.h"
+#include "kctx_test.h"
 
 static int failures;
 
 static int sample(int fd, unsigned long cmd, int tid,
     struct cpc_ksample *ks);
 
-static void result(int ok, const char *name, const char *detail)
+void result(int ok, const char *name, const char *detail)
 {
 	printf("%s - %s%s%s\n", ok ? "ok" : "not ok", name,
 	    detail[0] ? ": " : "", detail);
@@ -55,17 +56,17 @@ static void result(int ok, const char *name, const char *detail)
 		failures++;
 }
 
-static void skip(const char *name, const char *why)
+void skip(const char *name, const char *why)
 {
 	printf("skip - %s: %s\n", name, why);
 }
 
-static int open_dev(void)
+int open_dev(void)
 {
 	return open(CPC_KMOD_DEVICE, O_RDWR | O_CLOEXEC);
 }
 
-static void req(struct cpc_kbind *kb, unsigned i, uint32_t kind,
+void req(struct cpc_kbind *kb, unsigned i, uint32_t kind,
     uint64_t config, uint32_t flags, uint64_t preset)
 {
 	kb->req[i].kind = kind;
@@ -76,14 +77,14 @@ static void req(struct cpc_kbind *kb, unsigned i, uint32_t kind,
 		kb->nreqs = i + 1;
 }
 
-static void bind_init(struct cpc_kbind *kb, pid_t tid)
+void bind_init(struct cpc_kbind *kb, pid_t tid)
 {
 	memset(kb, 0, sizeof(*kb));
 	kb->abi = CPC_KMOD_ABI;
 	kb->tid = tid;
 }
 
-static int target(int fd, unsigned long cmd, pid_t tid)
+int target(int fd, unsigned long cmd, pid_t tid)
 {
 	struct cpc_ktarget kt;
 	memset(&kt, 0, sizeof(kt));
@@ -92,7 +93,7 @@ static int target(int fd, unsigned long cmd, pid_t tid)
 	return ioctl(fd, cmd, &kt);
 }
 
-static int write_file(const char *path, const char *val)
+int write_file(const char *path, const char *val)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -102,7 +103,7 @@ static int write_file(const char *path, const char *val)
 	return n == (ssize_t)strlen(val) ? 0 : -1;
 }
 
-static int read_file(const char *path, char *buf, size_t n)
+int read_file(const char *path, char *buf, size_t n)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -364,178 +365,6 @@ static void test_l6_restart(void)
 	waitpid(pid, NULL, 0);
 	close(go[0]);
 	close(fd);
-}
-
-/* ---- M2: a user namespace's users are charged to its owner ----------- */
-
-static int write_proc(pid_t pid, const char *what, const char *val)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
-	return write_file(path, val);
-}
-
-/*
- * As root, with max_contexts=1 and a device everyone may open: root
- * binds itself (its one context), then a process in a user namespace
- * that root owns, running as a mapped uid (kuid 200000), binds: that
- * context is root's second, past the limit (EAGAIN).  Charged to the
- * namespace's uid instead, it would pass.
- */
-static void test_m2_userns(void)
-{
-	char d[160], old_max[32] = "", old_access[32] = "";
-	const char *pmax = "/sys/module/cpc/parameters/max_contexts";
-	const char *pacc = "/sys/module/cpc/parameters/access";
-	struct cpc_kbind kb;
-	struct stat st;
-
-	if (getuid() != 0) {
-		skip("M2 user namespace charged to its owner", "needs root");
-		return;
-	}
-	if (read_file(pmax, old_max, sizeof(old_max)) != 0 ||
-	    read_file(pacc, old_access, sizeof(old_access)) != 0 ||
-	    stat(CPC_KMOD_DEVICE, &st) != 0) {
-		skip("M2 user namespace charged to its owner",
-		    "no module parameters");
-		return;
-	}
-	int fd = open_dev();
-	if (fd < 0)
-		return;
-	bind_init(&kb, 0);
-	req(&kb, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_KREQ_USER,
-	    0);
-	if (ioctl(fd, CPC_KIOC_BIND, &kb) != 0) {
-		result(0, "M2 user namespace charged to its owner", "bind");
-		close(fd);
-		return;
-	}
-	write_file(pmax, "1");
-	write_file(pacc, "0");
-	chmod(CPC_KMOD_DEVICE, 0666);
-
-	int go[2], back[2];
-	if (pipe(go) != 0 || pipe(back) != 0)
-		return;
-	pid_t pid = fork();
-	if (pid == 0) {
-		char c = 0;
-		close(go[1]);
-		close(back[0]);
-		if (unshare(CLONE_NEWUSER) != 0)
-			_exit(10);
-		(void)write(back[1], &c, 1);
-		if (read(go[0], &c, 1) != 1)
-			_exit(11);
-		if (setresgid(0, 0, 0) != 0 || setresuid(0, 0, 0) != 0)
-			_exit(12);
-		int cfd = open_dev();
-		if (cfd < 0)
-			_exit(13);
-		struct cpc_kbind ckb;
-		bind_init(&ckb, 0);
-		req(&ckb, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
-		    CPC_KREQ_USER, 0);
-		if (ioctl(cfd, CPC_KIOC_BIND, &ckb) == 0)
-			_exit(0);
-		_exit(errno == EAGAIN ? 20 : 21);
-	}
-	char c;
-	int setup = read(back[0], &c, 1) == 1 &&
-	    write_proc(pid, "setgroups", "deny") == 0 &&
-	    write_proc(pid, "uid_map", "0 200000 1000") == 0 &&
-	    write_proc(pid, "gid_map", "0 200000 1000") == 0;
-	(void)write(go[1], "g", 1);
-	int status = 0;
-	waitpid(pid, &status, 0);
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 99;
-
-	chmod(CPC_KMOD_DEVICE, st.st_mode & 07777);
-	write_file(pacc, old_access);
-	write_file(pmax, old_max);
-	close(fd);
-	snprintf(d, sizeof(d), "the namespace's bind %s",
-	    !setup ? "could not be set up" : code == 20 ? "was refused (EAGAIN)"
-		: code == 0			  ? "passed the owner's limit"
-						  : "failed otherwise");
-	if (!setup)
-		skip("M2 user namespace charged to its owner", d);
-	else
-		result(code == 20, "M2 user namespace charged to its owner",
-		    d);
-}
-
-/* ---- M1: what group aggregates copy into new threads is bounded ------ */
-
-static int group_open(int fd, unsigned nreqs)
-{
-	struct cpc_kbind kb;
-	bind_init(&kb, 0);
-	for (unsigned i = 0; i < nreqs; i++)
-		req(&kb, i, CPC_KEV_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
-		    CPC_KREQ_USER, 0);
-	return ioctl(fd, CPC_KIOC_GROUP_OPEN, &kb) == 0 ? 0 : errno;
-}
-
-static void *nested_open(void *arg)
-{
-	int *fdp = arg;
-	/* This thread inherits its creator's aggregates. */
-	fdp[1] = group_open(fdp[0], 1);
-	return NULL;
-}
-
-/*
- * Five aggregates of 16 counters on one thread, from five files: every
- * thread it creates would carry 80 counters.  With max_inherited 64
- * (the default) the fifth is refused, and a thread created under four
- * cannot open one of its own.
- */
-static void test_m1_inherit(void)
-{
-	char d[160], old[32] = "";
-	const char *pmax = "/sys/module/cpc/parameters/max_inherited";
-	int fds[5], codes[5], nested[2] = { -1, -1 };
-	pthread_t t;
-
-	for (int i = 0; i < 5; i++) {
-		fds[i] = open_dev();
-		if (fds[i] < 0) {
-			skip("M1 inherited counters bounded", strerror(errno));
-			return;
-		}
-	}
-	if (read_file(pmax, old, sizeof(old)) == 0 && strcmp(old, "64") &&
-	    getuid() == 0)
-		write_file(pmax, "64");
-	for (int i = 0; i < 5; i++)
-		codes[i] = group_open(fds[i], 16);
-	/* Four stay open: a new thread inherits their 64 counters. */
-	if (codes[4] == 0)
-		target(fds[4], CPC_KIOC_GROUP_CLOSE, 0);
-	int sixth = open_dev();
-	nested[0] = sixth;
-	if (pthread_create(&t, NULL, nested_open, nested) == 0)
-		pthread_join(t, NULL);
-	snprintf(d, sizeof(d),
-	    "aggregates of 16: %s %s %s %s %s; a thread created under four "
-	    "opening one more: %s",
-	    codes[0] ? strerror(codes[0]) : "ok",
-	    codes[1] ? strerror(codes[1]) : "ok",
-	    codes[2] ? strerror(codes[2]) : "ok",
-	    codes[3] ? strerror(codes[3]) : "ok",
-	    codes[4] ? strerror(codes[4]) : "ok",
-	    nested[1] ? strerror(nested[1]) : "ok");
-	result(!codes[0] && !codes[1] && !codes[2] && !codes[3] &&
-		codes[4] == EAGAIN && nested[1] == EAGAIN,
-	    "M1 inherited counters bounded", d);
-	for (int i = 0; i < 5; i++)
-		close(fds[i]);
-	close(sixth);
-	if (old[0] && strcmp(old, "64") && getuid() == 0)
-		write_file(pmax, old);
 }
 
 /* ---- L3: a refused period fails the rebind in place ------------------ */
