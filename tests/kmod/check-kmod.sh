@@ -259,6 +259,7 @@ fi
 # A failed first insmod ends the run (everything else would fail too).
 job "vm_insmod insmod /vmrun/cpc.ko $q_args|| { vm_summary CHECK-KMOD; vm_mark \"DONE \$VM_FAILS\"; poweroff -f; }"
 expect insmod c
+job "vm_stats_open"
 
 # (a) kmod_test, then kmod_fuzz for a bounded time (FUZZ_SECONDS, 10).
 if [ "$kmod_test_ok" = 1 ]; then
@@ -322,6 +323,7 @@ job "vm_rmmod rmmod cpc"
 expect rmmod c
 job "vm_insmod reload /vmrun/cpc.ko $q_args"
 expect reload c
+job "vm_stats_open"
 if [ "$kmod_test_ok" = 1 ]; then
 	run kmod_test.reload a root "$kmod_test" "${kmod_test_args[@]}"
 fi
