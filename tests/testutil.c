@@ -6,9 +6,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
 #include <libcpc.h>
 
 #include "testutil.h"
@@ -129,4 +131,19 @@ int perf_paranoid_level(void)
 		fclose(f);
 	}
 	return level;
+}
+
+int perf_self_permitted(void)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.exclude_kernel = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
 }

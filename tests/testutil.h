@@ -29,5 +29,8 @@ void touch_fresh_pages(size_t npages);
 int count_open_fds(void);
 /* kernel.perf_event_paranoid (2, the kernel's default, if unreadable). */
 int perf_paranoid_level(void);
+/* May this process open a user-mode perf task-clock on itself (the
+ * kernel's perf_event_paranoid and capabilities decide)? */
+int perf_self_permitted(void);
 
 #endif

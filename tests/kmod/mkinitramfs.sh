@@ -56,7 +56,7 @@ while [ $# -gt 0 ]; do
 	--lib) libdirs+=("${2:?}"); shift 2 ;;
 	--mkdir) mkdirs+=("${2:?}"); shift 2 ;;
 	--compress) compress=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done

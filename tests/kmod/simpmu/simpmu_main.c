@@ -206,7 +206,7 @@ static int simpmu_mode_now(void)
  */
 static int simpmu_mode_after(void)
 {
-	struct pt_regs *regs = in_hardirq() ? get_irq_regs() : NULL;
+	struct pt_regs *regs = hardirq_count() ? get_irq_regs() : NULL;
 
 	if (regs && user_mode(regs))
 		return MODE_USER;
