@@ -213,14 +213,15 @@ static int system_mode_checks(int kmod)
 		return 93;
 	cpc_seterrhndlr(cpc, keep_subcode);
 	last_subcode = 0;
+	int rc = 0;
 	if (cpc_bind_curlwp(cpc, set, 0) != -1 || errno != EACCES)
-		return 4;
-	if (last_subcode != CPC_ATTR_REQUIRES_PRIVILEGE)
-		return 5;
-	note = cpc_linux_errnote(cpc);
-	if (!explains_system_refusal(note, kmod))
-		return 6;
-	return 0;
+		rc = 4;
+	else if (last_subcode != CPC_ATTR_REQUIRES_PRIVILEGE)
+		rc = 5;
+	else if (!explains_system_refusal(cpc_linux_errnote(cpc), kmod))
+		rc = 6;
+	cpc_close(cpc);
+	return rc;
 }
 
 static int child_system_mode(void)
