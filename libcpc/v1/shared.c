@@ -13,7 +13,7 @@
  * this process, where Solaris refused every other one too), the
  * descriptor belongs to the processor it was opened on (EAGAIN once the
  * caller runs elsewhere), and a descriptor that is not one gives EBADF,
- * or ENOTTY for an open file.  None of these calls speaks through the
+ * or ENOTTY for an open file, which cpc_shared_close closes all the same.  None of these calls speaks through the
  * error function (cpc_seterrfn); the Linux explanations go to the note
  * (cpc_linux_errnote(NULL)).
  */
@@ -206,6 +206,11 @@ int cpc_shared_rele(int fd)
 	return 0;
 }
 
+/*
+ * As the originals: release, then close the descriptor whatever it is
+ * (on one that is not a shared one the release fails, EBADF or ENOTTY,
+ * and errno keeps that).
+ */
 void cpc_shared_close(int fd)
 {
 	pthread_mutex_lock(&shared_lock);
@@ -214,7 +219,12 @@ void cpc_shared_close(int fd)
 		release(s);
 		__cpc_cpu_unclaim(s->cpu);
 		s->fd = -1;
-		close(fd);
+	} else {
+		(void)not_shared(fd);
 	}
+	int saved = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
 	pthread_mutex_unlock(&shared_lock);
 }

@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,6 +182,31 @@ START_TEST(one_binding_per_processor)
 }
 END_TEST
 
+/*
+ * cpc_shared_close on a descriptor that is not a shared one: the
+ * originals release it (the ioctl fails: ENOTTY) and close it anyway.
+ */
+START_TEST(close_of_a_foreign_descriptor)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	errno = 0;
+	cpc_shared_close(p[0]);
+	ck_assert_int_eq(errno, ENOTTY);
+	errno = 0;
+	ck_assert_int_eq(fcntl(p[0], F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
+	close(p[1]);
+	/* No descriptor at all: nothing to close, EBADF. */
+	errno = 0;
+	cpc_shared_close(-1);
+	ck_assert_int_eq(errno, EBADF);
+	errno = 0;
+	cpc_shared_close(p[0]);
+	ck_assert_int_eq(errno, EBADF);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("shared");
@@ -189,6 +215,7 @@ int main(void)
 	tcase_add_test(tc, counts_on_a_processor);
 	tcase_add_test(tc, unprivileged_is_refused);
 	tcase_add_test(tc, one_binding_per_processor);
+	tcase_add_test(tc, close_of_a_foreign_descriptor);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
