@@ -40,3 +40,12 @@ void pctx_testlog_setup(void)
 	    dir != NULL ? dir : ".");
 	log_[0] = errs[0] = '\0';
 }
+
+int run_pctx_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
