@@ -12,19 +12,25 @@
 # equivalent of each operation, interleaved with it, so the ratio is
 # taken against that: (kmod's median / the kmod run's raw median) over
 # (perf's median / the perf run's raw median).  "PLAIN kmod/perf" lines
-# give the medians' ratio alone.  TCG emulation: compare ratios, not
+# give the medians' ratio alone, "VSRAW perf <op> <a> kmod <b>" lines
+# the two terms (each backend's median over its run's raw median).  TCG emulation: compare ratios, not
 # nanoseconds.  "KMOD <statistic> <value>" lines (the kmod run's): which
 # of the module's fast paths the kernel allows and how often they served.
+# BENCH_KMOD_ARGS: cpcbench's options in the guest (default -q, about 20 s
+# of guest time per backend; empty: the full run, less noisy and about
+# ten times as long).
 set -eu
 build=$1
 src=$2
 vm="$src/tests/kmod/vm-run"
+args=${BENCH_KMOD_ARGS--q}
 out="$build/bench"
 for be in perf kmod; do
-	echo "bench-kmod: cpcbench -q in the guest, LIBCPC_BACKEND=$be"
+	echo "bench-kmod: cpcbench $args in the guest, LIBCPC_BACKEND=$be"
 	rc=0
+	# shellcheck disable=SC2086 # the options are words
 	"$vm" --timeout 3000 --env LIBCPC_BACKEND=$be \
-		"$build/bench/cpcbench" -q -o /tmp/cpcbench.csv \
+		"$build/bench/cpcbench" $args -o /tmp/cpcbench.csv \
 		> "$out/kmod-$be.txt" || rc=$?
 	cat "$out/kmod-$be.txt"
 	if [ "$rc" -ne 0 ]; then
@@ -65,6 +71,13 @@ awk '
 			if (ok(k))
 				printf "PLAIN kmod/perf %s %.2f\n", k, \
 				    v[2, k] / v[1, k]
+		}
+		for (i = 1; i <= n; i++) {
+			split(want[i], kr, ":")
+			k = kr[1]; r = kr[2]
+			if (ok(k) && ok(r) && v[2, r] > 0)
+				printf "VSRAW perf %s %.2f kmod %.2f\n", k, \
+				    v[1, k] / v[1, r], v[2, k] / v[2, r]
 		}
 	}' "$out/kmod-perf.txt" "$out/kmod-kmod.txt"
 grep '^KMOD ' "$out/kmod-kmod.txt" || true
