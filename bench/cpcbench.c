@@ -6,14 +6,8 @@
  * divided by theirs).  Run by "make bench"; see BENCHMARKS.md.
  *
  * Usage: cpcbench [-q] [-o file.csv]   (-q: fewer repetitions)
- *
- * Where the kernel module's statistics are readable (root, debugfs at
- * /sys/kernel/debug/cpc), it ends with one "KMOD <name> <value>" line per
- * file there: which of the module's fast paths this kernel allows and
- * how often they served during the run ("make bench-kmod").
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -26,13 +20,13 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <libcpc.h>
 
+#include "runinfo.h"
 #include "timing.h"
 #ifdef HAVE_PAPI
 #include <papi.h>
@@ -650,34 +644,6 @@ static void print_ratios(FILE *out)
 		bench_row("thread_create_plain")->median_ns) / 1000);
 }
 
-/*
- * The kernel module's statistics and fast-path switches, if this process
- * can read them: says which fast paths served the kmod backend's figures.
- */
-static void print_kmod_stats(FILE *out)
-{
-	static const char dir[] = "/sys/kernel/debug/cpc";
-	DIR *d = opendir(dir);
-	if (d == NULL)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		char path[sizeof(dir) + 256], val[64];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		FILE *f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		if (fgets(val, sizeof(val), f) != NULL) {
-			val[strcspn(val, "\n")] = '\0';
-			fprintf(out, "KMOD %s %s\n", e->d_name, val);
-		}
-		fclose(f);
-	}
-	closedir(d);
-}
-
 int main(int argc, char **argv)
 {
 	const char *csv = "bench/results.csv";
@@ -703,12 +669,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cpcbench: PAPI_library_init failed\n");
 #endif
 	const char *backend = getenv("LIBCPC_BACKEND");
-	struct utsname un;
-	if (uname(&un) != 0)
-		strcpy(un.release, "unknown");
 	printf("cpcbench: backend %s, cpu %s, kernel %s\n",
 	    backend != NULL && *backend != '\0' ? backend : "default",
-	    cpc_cciname(cpc), un.release);
+	    cpc_cciname(cpc), bench_kernel_release());
 
 	bench_reads();
 	bench_hardware();
@@ -730,7 +693,7 @@ int main(int argc, char **argv)
 
 	printf("\n");
 	print_ratios(stdout);
-	print_kmod_stats(stdout);
+	bench_print_kmod_stats(stdout);
 	cpc_close(cpc);
 	return 0;
 }
