@@ -160,9 +160,11 @@ void __cpc_policy_cpu(char *buf, size_t n, int kmod)
 	if (kmod)
 		__cpc_safe_fmt(buf, n,
 		    "the libcpc kernel module counts on a processor for "
-		    "CAP_PERFMON only; perf events need "
-		    "kernel.perf_event_paranoid <= 0 (it is %d)",
-		    paranoid_level());
+		    "CAP_PERFMON, and for the users of %s where the "
+		    "administrator allows it (echo 1 > "
+		    "/sys/module/cpc/parameters/cpu_access); perf events "
+		    "need kernel.perf_event_paranoid <= 0 (it is %d)",
+		    CPC_KMOD_DEVICE, paranoid_level());
 	else
 		__cpc_safe_fmt(buf, n,
 		    "counting on a processor needs CAP_PERFMON or "

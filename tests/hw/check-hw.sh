@@ -103,6 +103,9 @@ real HW_EX2 "$top_builddir/examples/bind_event_ex2"
 real HW_CPUTRACK "$top_builddir/cmd/cputrack"
 real HW_CPUSTAT "$top_builddir/cmd/cpustat"
 real HW_TARGET "$top_builddir/tests/pctx_target"
+real HW_KCTX "$top_builddir/tests/kmod/kctx_test"
+files+=(--file "$top_srcdir/tests/kmod/tools-access.sh")
+envs+=(--env "HW_TOOLS_ACCESS=$top_srcdir/tests/kmod/tools-access.sh")
 libs=()
 for d in "${kmod_libdirs[@]}"; do
 	case " ${libs[*]} " in *" --lib $d "*) ;; *) libs+=(--lib "$d") ;; esac
