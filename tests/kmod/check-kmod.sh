@@ -277,6 +277,14 @@ fi
 # A failed first insmod ends the run (everything else would fail too).
 job "vm_insmod insmod /vmrun/cpc.ko $q_args|| { vm_summary CHECK-KMOD; vm_mark \"DONE \$VM_FAILS\"; poweroff -f; }"
 expect insmod c
+# kctx_test first: it checks that the statistics are root's only, which
+# vm_stats_open then opens to the test users.
+if [ "$kctx_ok" = 1 ]; then
+	mk+=(--file "$kctx_test")
+	run kctx_test.root a root "$kctx_test"
+else
+	expect kctx_test.build a
+fi
 job "vm_stats_open"
 
 # (a) kmod_test, then kmod_fuzz for a bounded time (FUZZ_SECONDS, 10).
@@ -293,12 +301,6 @@ if [ "$kmod_fuzz_ok" = 1 ]; then
 	run kmod_fuzz.user a user "$kmod_fuzz" "${FUZZ_SECONDS:-10}"
 else
 	expect kmod_fuzz.build a
-fi
-if [ "$kctx_ok" = 1 ]; then
-	mk+=(--file "$kctx_test")
-	run kctx_test.root a root "$kctx_test"
-else
-	expect kctx_test.build a
 fi
 
 # (b) the Check programs, then the examples through tests/example.sh.
