@@ -4,13 +4,15 @@
  * (one list for every counter: the family's table, then its generic
  * names) and Intel's (on the general-purpose counters the architectural
  * events the processor reports available, each followed by its generic
- * name, or the Core microarchitecture's tables; on each fixed counter its
- * own event).  See pcbe_events.h.
+ * name, then the model's own names where the original has a table for
+ * it (pcbe_intel_model.h), or the Core microarchitecture's tables; on each
+ * fixed counter its own event).  See pcbe_events.h.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "pcbe_events.h"
+#include "pcbe_intel_model.h"
 
 /* The generic names of the Zen families: aliases, with no unit mask. */
 static const struct cpc_pcbe_alias zen1_papi[] = {
@@ -266,6 +268,8 @@ static void intel_walk(const struct cpc_identity *id, unsigned picno,
 			if (arch_events[i].papi != NULL)
 				fn(arg, arch_events[i].papi);
 		}
+		/* The model's own names, where the original has a table. */
+		__cpc_model_walk(arg, fn);
 		return;
 	}
 	if (picno - id->gpc < id->ffc) {
@@ -326,6 +330,15 @@ static int intel_find(const struct cpc_identity *id, const char *name,
 		*config = fixed_events[f].config;
 		*generic = papi;
 		return CPC_PCBE_FOUND;
+	}
+	/* The model's own names count on the general-purpose counters. */
+	if (id->evtab == CPC_EVTAB_INTEL_ARCH && id->gpc > 0 &&
+	    __cpc_model_lookup(name, config)) {
+		if (picno < 0 || (unsigned)picno < id->gpc) {
+			*generic = 0;
+			return CPC_PCBE_FOUND;
+		}
+		other = 1;
 	}
 	return other ? CPC_PCBE_OTHER_PIC : CPC_PCBE_UNKNOWN;
 }
