@@ -220,6 +220,39 @@ static int child_cpu_nobody(void *arg)
 	return bad;
 }
 
+/*
+ * With the administrator's cpu_access, a user the device admits binds
+ * processors: the ids are then looked at, as for CAP_PERFMON.
+ */
+static int child_cpu_granted(void *arg)
+{
+	const int ncpu = *(int *)arg;
+	const int ids[] = { ncpu, ncpu + 1, INT_MAX };
+	unsigned i;
+	int bad, f, err;
+
+	drop_to_nobody();
+	f = open_cpc();
+	if (f < 0)
+		return 100;
+	bad = cpu_neg_ops(f, "cpu_access user");
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		bad += ops_want(f, cpu_ops, 0, 2, ids[i], EINVAL,
+				"cpu_access user");
+	err = do_op(f, &cpu_ops[0], 0);
+	if (err) {
+		printf("# cpu_access user: CPU_BIND of processor 0: %s\n",
+		       strerror(err));
+		bad++;
+	}
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		bad += ops_want(f, cpu_ops, 1, 2, ids[i], EINVAL,
+				"cpu_access user, cpu 0 bound");
+	bad += ops_want(f, cpu_ops, 1, 2, 0, 0, "cpu_access user");
+	close(f);
+	return bad;
+}
+
 static void test_ids_cpu(void)
 {
 	int ncpu = possible_cpus();
@@ -282,6 +315,14 @@ static void test_ids_cpu(void)
 	st = in_child(child_cpu_nobody, &ncpu);
 	check(st == 0, "uid 65534 with the file: CPU_BIND is EACCES for every "
 	      "well-formed id (%d wrong)", st);
+	if (kt_param("cpu_access") == 0 &&
+	    kt_set_param("cpu_access", "1") == 0) {
+		st = in_child(child_cpu_granted, &ncpu);
+		kt_set_param("cpu_access", "0");
+		check(st == 0, "uid 65534 with cpu_access=1: ids out of range "
+		      "EINVAL from all three, processor 0 bound, sampled and "
+		      "released (%d wrong)", st);
+	}
 	err = sample(fd, CPC_KIOC_CPU_SAMPLE, 0, &s);
 	check(err == 0 && s.nreqs == 1, "processor 0 still counted by its "
 	      "file (%d, nreqs %u)", err, s.nreqs);
