@@ -113,6 +113,16 @@ uint64_t switches_now(void);
 void spin_ms(unsigned ms);
 void touch_pages(size_t n);
 
+/* A task-clock request measured against the thread's CPU time. */
+struct clock_check {
+	struct cpc_ksample a, b;	/* the samples around the work */
+	uint64_t counted;		/* request req's b - a */
+	uint64_t inner, outer;		/* CPU time inside, around them */
+	int tries, err;
+};
+int clock_nested(int f, unsigned req, void (*work)(void),
+		 struct clock_check *cc);
+
 gid_t device_gid(void);
 void become(uid_t id, int member);
 void drop_to_nobody(void);
