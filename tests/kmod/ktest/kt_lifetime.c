@@ -141,7 +141,7 @@ static void test_churn(void)
 	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
 	long before, after;
 	pthread_t t;
-	int i;
+	int i, left;
 
 	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
 	before = kt_stat("contexts_in_use");
@@ -152,14 +152,15 @@ static void test_churn(void)
 		}
 		pthread_join(t, NULL);
 	}
-	usleep(100000);
+	left = wait_threads_gone();
 	bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);	/* reaps */
 	after = kt_stat("contexts_in_use");
 	if (!is_root)	/* contexts_in_use is root's: count errors only */
 		before = after = 1;
-	check(churn_errors == 0 && before > 0 && after == before,
+	check(churn_errors == 0 && left == 0 && before > 0 && after == before,
 	      "1000 thread create/bind/exit cycles: contexts_in_use %ld -> "
-	      "%ld, %d errors", before, after, churn_errors);
+	      "%ld, %d errors, %d threads not gone", before, after,
+	      churn_errors, left);
 }
 
 /*

@@ -4,6 +4,7 @@
  * and work, identities (become another user) and child processes.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -149,6 +150,35 @@ int clock_nested(int f, unsigned req, void (*work)(void),
 	} while (!ok && !cc->err && switches_now() != sw &&
 		 ++cc->tries < 10);
 	return ok;
+}
+
+/*
+ * Waits until this process has no thread but the calling one.  A joined
+ * thread is not yet gone: pthread_join returns when the thread's exit
+ * clears its tid word (at the release of its memory), before exit_notify
+ * marks it exited, which is what the module's reaping of contexts looks
+ * at; its /proc/self/task entry goes after that.  Returns the threads
+ * left if that takes more than 10 s (a hang, not a wait for speed).
+ */
+int wait_threads_gone(void)
+{
+	int n = 0, i;
+
+	for (i = 0; i < 10000; i++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		if (!d)
+			return -1;
+		n = 0;
+		while ((e = readdir(d)) != NULL)
+			n += e->d_name[0] != '.';
+		closedir(d);
+		if (n <= 1)
+			return 0;
+		usleep(1000);
+	}
+	return n - 1;
 }
 
 /* Touches n fresh anonymous pages: n minor page faults in user mode. */

@@ -112,6 +112,7 @@ uint64_t mono_ns(void);
 uint64_t switches_now(void);
 void spin_ms(unsigned ms);
 void touch_pages(size_t n);
+int wait_threads_gone(void);
 
 /* A task-clock request measured against the thread's CPU time. */
 struct clock_check {
