@@ -129,16 +129,16 @@ static void setup(void)
  * stretch ends.
  *
  * After a rebind, wait_for_overflow spins in user mode, with no system
- * call, for WAIT_NS of CPU time at the fastest speed measured
- * (spin_calibrate), and stops when a signal has come since *signals
- * was s0.  Without
- * one, and with no context switch in the stretch, and at least WAIT_NS
- * measured around it (the stretch plus the ends of two clock system
- * calls, far less than a millisecond), an overflow was lost: 0.  1 when
- * the signal came; -1 when every stretch of 20 was cut by a context
- * switch or ran faster than measured, proving nothing.
+ * call, for the period plus TICKS_NS of CPU time at the fastest speed
+ * measured (spin_calibrate), and stops when a signal has come since
+ * *signals was s0.  Without one, with no context switch in the stretch
+ * and at least that much CPU time measured around it (the stretch plus
+ * the ends of two clock system calls, far less than a millisecond), an
+ * overflow was lost: 0.  1 when the signal came; -1 when every stretch
+ * of 20 was cut by a context switch or ran faster than measured,
+ * proving nothing.
  */
-#define WAIT_NS 25000000ULL
+#define TICKS_NS 25000000ULL	/* two ticks at HZ=100, and a margin */
 static volatile unsigned long spin_sink;
 static double spin_per_ns;	/* loop turns per ns of CPU time, fastest */
 
@@ -165,9 +165,11 @@ static void spin_calibrate(void)
 	}
 }
 
-static int wait_for_overflow(volatile sig_atomic_t *signals, sig_atomic_t s0)
+static int wait_for_overflow(volatile sig_atomic_t *signals, sig_atomic_t s0,
+    uint64_t period)
 {
-	unsigned long turns = (unsigned long)(spin_per_ns * (double)WAIT_NS) + 1;
+	const uint64_t wait_ns = period + TICKS_NS;
+	unsigned long turns = (unsigned long)(spin_per_ns * (double)wait_ns) + 1;
 	for (int tries = 0; tries < 20; tries++) {
 		uint64_t sw = thread_switches(), t0 = thread_cpu_ns();
 		spin_until(turns, signals, s0);
@@ -176,7 +178,7 @@ static int wait_for_overflow(volatile sig_atomic_t *signals, sig_atomic_t s0)
 			return 1;
 		if (thread_switches() != sw)
 			continue;
-		if (t1 - t0 >= WAIT_NS)
+		if (t1 - t0 >= wait_ns)
 			return 0;
 		turns *= 2;	/* ran faster than measured */
 	}
@@ -200,7 +202,7 @@ static void check_waits(const struct waits *w, uint64_t period)
 	ck_assert_msg(w->lost == 0, "%d of %d waits after a rebind: no "
 	    "overflow signal in %llu ms of user-mode CPU time with no context "
 	    "switch (period %llu ns)", w->lost, w->waited,
-	    (unsigned long long)(WAIT_NS / 1000000),
+	    (unsigned long long)((period + TICKS_NS) / 1000000),
 	    (unsigned long long)period);
 	if (period != 1)
 		ck_assert_msg(w->waited > 0 && w->unproven < w->waited,
@@ -327,7 +329,7 @@ static void run_storm(const char *spec, const char *alt, uint64_t period,
 			main_bad++;
 		rebinds++;
 		if (period != 1 && (rebinds & 1))
-			count_wait(&w, wait_for_overflow(&storm_ours, storm_ours));
+			count_wait(&w, wait_for_overflow(&storm_ours, storm_ours, period));
 	}
 	uint64_t t1 = now_ns(), cpu = thread_cpu_ns() - c0;
 	ck_assert_int_eq(cpc_rele(), 0);
@@ -427,7 +429,7 @@ static void run_restart_storm(const char *event, const char *other,
 			main_bad++;
 		rebinds++;
 		if (period != 1 && (rebinds & 1))
-			count_wait(&w, wait_for_overflow(&storm_ours, storm_ours));
+			count_wait(&w, wait_for_overflow(&storm_ours, storm_ours, period));
 	}
 	uint64_t cpu = thread_cpu_ns() - c0;
 	ck_assert_int_eq(cpc_unbind(storm_cpc, storm_set), 0);
@@ -504,7 +506,7 @@ START_TEST(first_overflow_of_fresh_sets)
 		fresh_set = set;
 		sig_atomic_t s0 = fresh_signals;
 		ck_assert_int_eq(cpc_bind_curlwp(fresh_cpc, set, 0), 0);
-		ck_assert_int_eq(wait_for_overflow(&fresh_signals, s0), 1);
+		ck_assert_int_eq(wait_for_overflow(&fresh_signals, s0, 10000), 1);
 		ck_assert_int_eq(cpc_unbind(fresh_cpc, set), 0);
 		ck_assert_int_eq(cpc_buf_destroy(fresh_cpc, buf), 0);
 		ck_assert_int_eq(cpc_set_destroy(fresh_cpc, set), 0);
