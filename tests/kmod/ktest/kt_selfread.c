@@ -45,10 +45,13 @@ static void *selfread_helper(void *arg)
 	return NULL;
 }
 
-/* Spinning only: page faults (munmap's rescheduling points) switch. */
+/*
+ * Spinning only (page faults, at munmap's rescheduling points, switch it
+ * out), and short: the bounds are exact.
+ */
 static void selfread_work(void)
 {
-	spin_ms(100);
+	spin_ms(20);
 }
 
 static void test_self_read(void)
