@@ -40,9 +40,18 @@ void __cpc_cpu_close(struct cpc_cpuctx *c);
  * per processor, whichever interface makes it (cpc_shared_open,
  * cpc_bind_cpu), as the original's driver allows one open per
  * processor.  0, -EAGAIN if it is taken, -EINVAL for no such number.
- * Within this process only: Linux lets other processes count too.
+ * Machine-wide among the programs of this library (an abstract socket
+ * per processor, in the network namespace; see cpuctx.c); Linux itself
+ * lets other programs count there too.
  */
 int __cpc_cpu_claim(int cpu);
+
+/*
+ * As __cpc_cpu_claim, handing the caller in *sock the descriptor that
+ * holds the claim machine-wide (-1 if there is none), to close after
+ * __cpc_cpu_unclaim.
+ */
+int __cpc_cpu_claim_fd(int cpu, int *sock);
 
 /* Gives processor cpu back. */
 void __cpc_cpu_unclaim(int cpu);

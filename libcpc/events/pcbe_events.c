@@ -4,13 +4,16 @@
  * (one list for every counter: the family's table, then its generic
  * names) and Intel's (on the general-purpose counters the architectural
  * events the processor reports available, each followed by its generic
- * name, or the Core microarchitecture's tables; on each fixed counter its
- * own event).  See pcbe_events.h.
+ * name, then the model's own names where the original has a table for
+ * it (pcbe_intel_model.h), or the Core microarchitecture's tables; on each
+ * fixed counter its own event).  See pcbe_events.h.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "pcbe_events.h"
+#include "pcbe_intel_model.h"
+#include "pcbe_zen.h"
 
 /* The generic names of the Zen families: aliases, with no unit mask. */
 static const struct cpc_pcbe_alias zen1_papi[] = {
@@ -59,9 +62,13 @@ static const struct cpc_pcbe_alias zen5_papi[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* An AMD family's list: up to two tables, then up to two alias lists. */
+/*
+ * An AMD family's list: up to two tables, or its bit in the Zen table;
+ * then up to two alias lists.
+ */
 struct amd_list {
 	const struct cpc_pcbe_event *tab[2];
+	unsigned zen;
 	const struct cpc_pcbe_alias *papi[2];
 };
 
@@ -81,21 +88,20 @@ static int amd_list(enum cpc_evtab t, struct amd_list *l)
 						    : __cpc_amd_opt_papi;
 		return 1;
 	case CPC_EVTAB_ZEN1:
-		l->tab[0] = __cpc_zen1_events;
+		l->zen = Z1;
 		l->papi[0] = zen1_papi;
 		return 1;
 	case CPC_EVTAB_ZEN2:
-		l->tab[0] = __cpc_zen2_events;
+		l->zen = Z2;
 		l->papi[0] = zen2_papi;
 		return 1;
 	case CPC_EVTAB_ZEN3:
 	case CPC_EVTAB_ZEN4:
-		l->tab[0] = t == CPC_EVTAB_ZEN3 ? __cpc_zen3_events
-						: __cpc_zen4_events;
+		l->zen = t == CPC_EVTAB_ZEN3 ? Z3 : Z4;
 		l->papi[0] = zen34_papi;
 		return 1;
 	case CPC_EVTAB_ZEN5:
-		l->tab[0] = __cpc_zen5_events;
+		l->zen = Z5;
 		l->papi[0] = zen5_papi;
 		return 1;
 	default:
@@ -103,15 +109,26 @@ static int amd_list(enum cpc_evtab t, struct amd_list *l)
 	}
 }
 
-static const struct cpc_pcbe_event *amd_find(const struct amd_list *l,
-    const char *name)
+/* Sets *code and *umask to those of the event name of l; 0: none. */
+static int amd_find(const struct amd_list *l, const char *name,
+    unsigned *code, unsigned *umask)
 {
 	for (int i = 0; i < 2; i++)
 		for (const struct cpc_pcbe_event *e = l->tab[i];
 		     e != NULL && e->name != NULL; e++)
-			if (strcmp(e->name, name) == 0)
-				return e;
-	return NULL;
+			if (strcmp(e->name, name) == 0) {
+				*code = e->code;
+				*umask = e->umask;
+				return 1;
+			}
+	for (const struct cpc_pcbe_zen_event *z = __cpc_zen_events;
+	     l->zen != 0 && z->name != NULL; z++)
+		if ((z->zen & l->zen) != 0 && strcmp(z->name, name) == 0) {
+			*code = z->code;
+			*umask = z->umask;
+			return 1;
+		}
+	return 0;
 }
 
 /* AMD's event select: event 7:0, unit mask 15:8, event 11:8 at 35:32. */
@@ -124,9 +141,9 @@ static uint64_t amd_config(unsigned code, unsigned umask)
 static int amd_lookup(const struct amd_list *l, const char *name,
     uint64_t *config, int *generic)
 {
-	const struct cpc_pcbe_event *e = amd_find(l, name);
-	if (e != NULL) {
-		*config = amd_config(e->code, e->umask);
+	unsigned code, umask;
+	if (amd_find(l, name, &code, &umask)) {
+		*config = amd_config(code, umask);
 		*generic = 0;
 		return CPC_PCBE_FOUND;
 	}
@@ -136,10 +153,9 @@ static int amd_lookup(const struct amd_list *l, const char *name,
 			if (strcmp(a->name, name) != 0)
 				continue;
 			/* An alias of an event the family lacks counts nothing. */
-			e = amd_find(l, a->event);
-			if (e == NULL)
+			if (!amd_find(l, a->event, &code, &umask))
 				return CPC_PCBE_UNKNOWN;
-			*config = amd_config(e->code, e->umask | a->umask);
+			*config = amd_config(code, umask | a->umask);
 			*generic = 1;
 			return CPC_PCBE_FOUND;
 		}
@@ -266,6 +282,8 @@ static void intel_walk(const struct cpc_identity *id, unsigned picno,
 			if (arch_events[i].papi != NULL)
 				fn(arg, arch_events[i].papi);
 		}
+		/* The model's own names, where the original has a table. */
+		__cpc_model_walk(arg, fn);
 		return;
 	}
 	if (picno - id->gpc < id->ffc) {
@@ -327,6 +345,15 @@ static int intel_find(const struct cpc_identity *id, const char *name,
 		*generic = papi;
 		return CPC_PCBE_FOUND;
 	}
+	/* The model's own names count on the general-purpose counters. */
+	if (id->evtab == CPC_EVTAB_INTEL_ARCH && id->gpc > 0 &&
+	    __cpc_model_lookup(name, config)) {
+		if (picno < 0 || (unsigned)picno < id->gpc) {
+			*generic = 0;
+			return CPC_PCBE_FOUND;
+		}
+		other = 1;
+	}
 	return other ? CPC_PCBE_OTHER_PIC : CPC_PCBE_UNKNOWN;
 }
 
@@ -352,6 +379,10 @@ void __cpc_pcbe_walk(const struct cpc_identity *id, unsigned picno, void *arg,
 		for (const struct cpc_pcbe_event *e = l.tab[i];
 		     e != NULL && e->name != NULL; e++)
 			fn(arg, e->name);
+	for (const struct cpc_pcbe_zen_event *z = __cpc_zen_events;
+	     l.zen != 0 && z->name != NULL; z++)
+		if ((z->zen & l.zen) != 0)
+			fn(arg, z->name);
 	for (int i = 0; i < 2; i++)
 		for (const struct cpc_pcbe_alias *a = l.papi[i];
 		     a != NULL && a->name != NULL; a++)

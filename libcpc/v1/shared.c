@@ -9,11 +9,12 @@
  * the shared context; unlike Solaris, opening it does not invalidate the
  * per-LWP contexts of other processes.
  *
- * As Solaris 8's driver: a processor is opened once at a time (EAGAIN; in
- * this process, where Solaris refused every other one too), the
+ * As Solaris 8's driver: a processor is opened once at a time (EAGAIN,
+ * in every process of this library: the descriptor is a socket bound to
+ * the processor's abstract address, __cpc_cpu_claim_fd), the
  * descriptor belongs to the processor it was opened on (EAGAIN once the
  * caller runs elsewhere), and a descriptor that is not one gives EBADF,
- * or ENOTTY for an open file.  None of these calls speaks through the
+ * or ENOTTY for an open file, which cpc_shared_close closes all the same.  None of these calls speaks through the
  * error function (cpc_seterrfn); the Linux explanations go to the note
  * (cpc_linux_errnote(NULL)).
  */
@@ -86,16 +87,24 @@ int cpc_shared_open(void)
 		    "one processor (processor_bind)\n");
 		return __cpc_fail(EINVAL);
 	}
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
+	int fd = -1;
 	pthread_mutex_lock(&shared_lock);
 	struct shared *s = NULL;
 	for (int i = 0; i < SHARED_MAX && s == NULL; i++)
 		if (shared[i].fd < 0)
 			s = &shared[i];
-	/* One open per processor, with cpc_bind_cpu's bindings too. */
-	int busy = s != NULL && __cpc_cpu_claim(cpu) != 0;
+	/*
+	 * One open per processor, with cpc_bind_cpu's bindings too, and in
+	 * every process: the descriptor is the claim's (cpuctx.h).
+	 */
+	int busy = s != NULL && __cpc_cpu_claim_fd(cpu, &fd) != 0;
+	if (s != NULL && !busy && fd < 0 &&
+	    (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		int e = errno;
+		__cpc_cpu_unclaim(cpu);
+		pthread_mutex_unlock(&shared_lock);
+		return __cpc_fail(e);
+	}
 	if (s != NULL && !busy) {
 		memset(s, 0, sizeof(*s));
 		s->fd = fd;
@@ -106,7 +115,6 @@ int cpc_shared_open(void)
 		if (busy)
 			__cpc_note("shared_open", "processor %d is already "
 			    "open for system-wide counting\n", cpu);
-		close(fd);
 		return __cpc_fail(EAGAIN);
 	}
 	return fd;
@@ -207,6 +215,11 @@ int cpc_shared_rele(int fd)
 	return 0;
 }
 
+/*
+ * As the originals: release, then close the descriptor whatever it is
+ * (on one that is not a shared one the release fails, EBADF or ENOTTY,
+ * and errno keeps that).
+ */
 void cpc_shared_close(int fd)
 {
 	pthread_mutex_lock(&shared_lock);
@@ -215,7 +228,12 @@ void cpc_shared_close(int fd)
 		release(s);
 		__cpc_cpu_unclaim(s->cpu);
 		s->fd = -1;
-		close(fd);
+	} else {
+		(void)not_shared(fd);
 	}
+	int saved = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
 	pthread_mutex_unlock(&shared_lock);
 }

@@ -4,6 +4,7 @@
  * cpc_set_add_request and cpc_walk_requests.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,10 +136,12 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
 		if (sub != 0)
 			return add_fail(cpc, sub);
 	}
-	/* More than a set can hold: no counter would be free at bind. */
-	if (set->nreqs >= CPC_MAX_REQS) {
-		v2_report(cpc, FN_ADD, CPC_RESOURCE_UNAVAIL);
-		errno = EINVAL;
+	/*
+	 * Any number of requests, as the original's: more than counters
+	 * are refused at bind (v2_check_reqs), as its kernel does.
+	 */
+	if (set->nreqs == INT_MAX) {
+		errno = ENOMEM;
 		return -1;
 	}
 

@@ -6,8 +6,6 @@
  * with cpc_bind_pctx (version 2) and cpc_pctx_* (version 1).
  */
 #include <check.h>
-#include <sys/syscall.h>
-#include <linux/perf_event.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,14 +19,12 @@
 #include <libcpc.h>
 #include <libpctx.h>
 
+#include "pctx_testlog.h"
 #include "testutil.h"
 
 #define MAX_LWPS 32
 
 static cpc_t *cpc;
-static char target[4096];
-static char log_[8192];		/* the callbacks, in order */
-static char errs[2048];		/* libpctx messages */
 
 /* Per LWP: its set and last counts (task-clock ns, page faults). */
 static struct lwp_rec {
@@ -52,41 +48,12 @@ static uint64_t preset_ns, preset_faults;	/* of init_lwp's requests */
 static pid_t fork_child, exec_pid;
 static char exec_args[128];
 
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void logf_(const char *fmt, ...)
-{
-	size_t len = strlen(log_);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(log_ + len, sizeof(log_) - len, fmt, ap);
-	va_end(ap);
-}
-
-static void errfn(const char *fn, const char *fmt, va_list ap)
-{
-	size_t len = strlen(errs);
-	snprintf(errs + len, sizeof(errs) - len, "%s: ", fn);
-	len = strlen(errs);
-	vsnprintf(errs + len, sizeof(errs) - len, fmt, ap);
-}
-
-static void cpc_handler(const char *fn, int subcode, const char *fmt,
-    va_list ap)
-{
-	(void)subcode;
-	errfn(fn, fmt, ap);
-}
-
 static void setup(void)
 {
-	const char *dir = getenv("top_builddir");
-	snprintf(target, sizeof(target), "%s/tests/pctx_target",
-	    dir != NULL ? dir : ".");
+	pctx_testlog_setup();
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
 	cpc_seterrhndlr(cpc, cpc_handler);
-	log_[0] = errs[0] = '\0';
 	memset(lwps, 0, sizeof(lwps));
 	nlwps = 0;
 	ninit = 0;
@@ -659,29 +626,13 @@ START_TEST(capture_numbers_threads)
 }
 END_TEST
 
-/* May this user count with perf at all (perf_event_paranoid)? */
-static int perf_allowed(void)
-{
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.exclude_kernel = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pctx");
 	TCase *tc = tcase_create("libpctx");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
-	if (!perf_allowed()) {
+	if (!perf_self_permitted()) {
 		/* Process contexts count through perf: refused here. */
 		printf("SKIP counting tests of test_pctx: perf_event_paranoid "
 		       "refuses perf to this user\n");
@@ -707,9 +658,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_pctx_suite(suite());
 }

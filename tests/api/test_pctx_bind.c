@@ -6,8 +6,6 @@
  * test_pctx.c, which follows a target's events.)
  */
 #include <check.h>
-#include <sys/syscall.h>
-#include <linux/perf_event.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -23,49 +21,18 @@
 #include <libcpc.h>
 #include <libpctx.h>
 
+#include "pctx_testlog.h"
 #include "testutil.h"
 
 static cpc_t *cpc;
-static char target[4096];
-static char log_[8192];		/* what the callbacks saw */
-static char errs[2048];		/* libpctx messages */
 static int exit_status = -1;
-
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void logf_(const char *fmt, ...)
-{
-	size_t len = strlen(log_);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(log_ + len, sizeof(log_) - len, fmt, ap);
-	va_end(ap);
-}
-
-static void errfn(const char *fn, const char *fmt, va_list ap)
-{
-	size_t len = strlen(errs);
-	snprintf(errs + len, sizeof(errs) - len, "%s: ", fn);
-	len = strlen(errs);
-	vsnprintf(errs + len, sizeof(errs) - len, fmt, ap);
-}
-
-static void cpc_handler(const char *fn, int subcode, const char *fmt,
-    va_list ap)
-{
-	(void)subcode;
-	errfn(fn, fmt, ap);
-}
 
 static void setup(void)
 {
-	const char *dir = getenv("top_builddir");
-	snprintf(target, sizeof(target), "%s/tests/pctx_target",
-	    dir != NULL ? dir : ".");
+	pctx_testlog_setup();
 	cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
 	cpc_seterrhndlr(cpc, cpc_handler);
-	log_[0] = errs[0] = '\0';
 	exit_status = -1;
 }
 
@@ -505,22 +472,6 @@ START_TEST(v1_pctx_interfaces)
 }
 END_TEST
 
-/* May this user count with perf at all (perf_event_paranoid)? */
-static int perf_allowed(void)
-{
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.exclude_kernel = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	return 1;
-}
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pctx-bind");
@@ -530,7 +481,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, capture_refused);
 	tcase_add_test(tc, create_errors);
 	tcase_add_test(tc, create_refuses_setid_and_unreadable);
-	if (!perf_allowed()) {
+	if (!perf_self_permitted()) {
 		/* Process contexts count through perf: refused here. */
 		printf("SKIP counting tests of test_pctx_bind: "
 		       "perf_event_paranoid refuses perf to this user\n");
@@ -547,9 +498,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_pctx_suite(suite());
 }

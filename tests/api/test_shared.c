@@ -6,6 +6,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,14 +182,135 @@ START_TEST(one_binding_per_processor)
 }
 END_TEST
 
-int main(void)
+/*
+ * The helper (this program run with one argument, "shared" or "cpu"): on
+ * processor 0, cpc_shared_open or cpc_bind_cpu; exits 0 or with errno.
+ */
+static int helper(const char *how)
 {
+	cpu_set_t one;	/* no ck_assert outside a test: check exits */
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) != 0)
+		return 102;
+	errno = 0;
+	if (strcmp(how, "shared") == 0) {
+		int fd = cpc_shared_open();
+		if (fd < 0)
+			return errno;
+		cpc_shared_close(fd);
+		return 0;
+	}
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc == NULL)
+		return 100;
+	cpc_set_t *set = cpc_set_create(cpc);
+	if (cpc_set_add_request(cpc, set, "cpu-clock", 0, CPC_COUNT_USER, 0,
+		NULL) != 0)
+		return 101;
+	int rc = cpc_bind_cpu(cpc, 0, set, 0) == 0 ? 0 : errno;
+	cpc_close(cpc);
+	return rc;
+}
+
+/* The helper's exit status in another process. */
+static int in_another_process(const char *how)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execl("/proc/self/exe", "test_shared", how, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A processor taken by one process (cpc_shared_open, cpc_bind_cpu) is
+ * refused to every other, EAGAIN, as by the original's driver; free again
+ * once released, and when the holder dies.
+ */
+START_TEST(one_binding_per_processor_machine_wide)
+{
+	if (geteuid() != 0) {
+		printf("SKIP one_binding_per_processor_machine_wide: needs "
+		       "root\n");
+		return;
+	}
+	ck_assert_int_eq(in_another_process("shared"), 0);
+	bind_to_cpu0();
+	int fd = cpc_shared_open();
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(in_another_process("shared"), EAGAIN);
+	ck_assert_int_eq(in_another_process("cpu"), EAGAIN);
+	cpc_shared_close(fd);
+	ck_assert_int_eq(in_another_process("shared"), 0);
+	ck_assert_int_eq(in_another_process("cpu"), 0);
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	ck_assert_ptr_nonnull(cpc);
+	cpc_set_t *set = cpc_set_create(cpc);
+	ck_assert_int_eq(cpc_set_add_request(cpc, set, "cpu-clock", 0,
+			     CPC_COUNT_USER, 0, NULL), 0);
+	ck_assert_int_eq(cpc_bind_cpu(cpc, 0, set, 0), 0);
+	ck_assert_int_eq(in_another_process("shared"), EAGAIN);
+	ck_assert_int_eq(in_another_process("cpu"), EAGAIN);
+	ck_assert_int_eq(cpc_unbind(cpc, set), 0);
+	ck_assert_int_eq(in_another_process("cpu"), 0);
+	cpc_close(cpc);
+	/* A holder that dies gives the processor back. */
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		bind_to_cpu0();
+		_exit(cpc_shared_open() >= 0 ? 0 : 1);
+	}
+	int status;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(in_another_process("shared"), 0);
+}
+END_TEST
+
+/*
+ * cpc_shared_close on a descriptor that is not a shared one: the
+ * originals release it (the ioctl fails: ENOTTY) and close it anyway.
+ */
+START_TEST(close_of_a_foreign_descriptor)
+{
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	errno = 0;
+	cpc_shared_close(p[0]);
+	ck_assert_int_eq(errno, ENOTTY);
+	errno = 0;
+	ck_assert_int_eq(fcntl(p[0], F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
+	close(p[1]);
+	/* No descriptor at all: nothing to close, EBADF. */
+	errno = 0;
+	cpc_shared_close(-1);
+	ck_assert_int_eq(errno, EBADF);
+	errno = 0;
+	cpc_shared_close(p[0]);
+	ck_assert_int_eq(errno, EBADF);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	if (argc == 2)
+		return helper(argv[1]);
 	Suite *s = suite_create("shared");
 	TCase *tc = tcase_create("shared");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, counts_on_a_processor);
 	tcase_add_test(tc, unprivileged_is_refused);
 	tcase_add_test(tc, one_binding_per_processor);
+	tcase_add_test(tc, one_binding_per_processor_machine_wide);
+	tcase_add_test(tc, close_of_a_foreign_descriptor);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

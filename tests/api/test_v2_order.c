@@ -66,6 +66,14 @@ START_TEST(event_before_attributes)
 }
 END_TEST
 
+static void count_request(void *arg, int index, const char *event,
+    uint64_t preset, uint_t flags, int nattrs, const cpc_attr_t *attrs)
+{
+	(void)index, (void)event, (void)preset, (void)flags, (void)nattrs;
+	(void)attrs;
+	++*(int *)arg;
+}
+
 /* Binds and expects EINVAL with nothing through the handler. */
 static void bind_refused_silently(cpc_t *cpc, cpc_set_t *set)
 {
@@ -121,6 +129,36 @@ START_TEST(more_requests_than_counters)
 }
 END_TEST
 
+/*
+ * A set takes any number of requests, as the original's library's (its
+ * kernel refuses more requests than counters at bind, EINVAL with no
+ * description): the 13th and later are added, and only the bind fails.
+ */
+START_TEST(thirteenth_request_refused_at_bind)
+{
+	cpc_t *cpc = open_handle();
+	cpc_set_t *set = cpc_set_create(cpc);
+	for (int i = 0; i < 20; i++) {
+		errno = 0;
+		ck_assert_int_eq(cpc_set_add_request(cpc, set, "task-clock", 0,
+				     CPC_COUNT_USER, 0, NULL), i);
+	}
+	ck_assert_int_eq(calls, 0);
+	int seen = 0;
+	cpc_walk_requests(cpc, set, &seen, count_request);
+	ck_assert_int_eq(seen, 20);
+	/* A buffer of the set's size; binding it fails, silently. */
+	cpc_buf_t *buf = cpc_buf_create(cpc, set);
+	ck_assert_ptr_nonnull(buf);
+	bind_refused_silently(cpc, set);
+	errno = 0;
+	ck_assert_int_eq(cpc_set_sample(cpc, set, buf), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(calls, 0);
+	cpc_close(cpc);
+}
+END_TEST
+
 START_TEST(request_flags_in_index_order)
 {
 	cpc_t *cpc = open_handle();
@@ -148,6 +186,7 @@ int main(void)
 	tcase_add_test(tc, event_before_attributes);
 	tcase_add_test(tc, counter_named_twice);
 	tcase_add_test(tc, more_requests_than_counters);
+	tcase_add_test(tc, thirteenth_request_refused_at_bind);
 	tcase_add_test(tc, request_flags_in_index_order);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
