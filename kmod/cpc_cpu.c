@@ -5,9 +5,15 @@
  * perf's CPU-wide kernel counters, one per request, pinned.
  *
  * Who may: CAP_PERFMON (or CAP_SYS_ADMIN), as perf's own rule for
- * CPU-wide counters wherever perf_event_paranoid forbids them to users
- * (cpc_main.c checks it, and, as for bindings, kernel mode against
- * allow_system).
+ * CPU-wide counters wherever perf_event_paranoid forbids them to users;
+ * and, where the administrator sets the parameter cpu_access (the
+ * analogue of granting Solaris's cpc_cpu privilege), everyone who may
+ * open the device (cpc_main.c checks, as for bindings, kernel mode
+ * against allow_system).  perf applies its own rule for CPU-wide counters
+ * (perf_allow_cpu(): perf_event_paranoid > 0 needs CAP_PERFMON) to kernel
+ * counters too, with the caller's credentials: for a caller the module
+ * admits through cpu_access, the counters are created under credentials
+ * that add CAP_PERFMON and nothing else, for the creation only.
  *
  * With Solaris, binding a processor takes its counters from the LWPs
  * that run there, whose contexts are invalidated (EAGAIN at their next
@@ -21,7 +27,9 @@
  * processors); the file lock serialises them.  Each is charged to the
  * opener like a binding, without a thread (cpc_acct.c).
  */
+#include <linux/capability.h>
 #include <linux/cpumask.h>
+#include <linux/cred.h>
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/perf_event.h>
@@ -101,10 +109,33 @@ static unsigned int kcpc_cpu_counters(const struct cpc_kbind *kb)
 	return n;
 }
 
+/*
+ * The credentials that create a processor's counters for a caller the
+ * module admitted without CAP_PERFMON (the administrator's cpu_access):
+ * the caller's own, with CAP_PERFMON added to the effective set.  NULL
+ * with *err 0 where the caller has it already.
+ */
+static struct cred *kcpc_cpu_creds(int *err)
+{
+	struct cred *cr;
+
+	*err = 0;
+	if (perfmon_capable())
+		return NULL;
+	cr = prepare_creds();
+	if (!cr) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	cap_raise(cr->cap_effective, CAP_PERFMON);
+	return cr;
+}
+
 /**
  * kcpc_cpu_bind() - count @kb's requests on processor @kb->tid
  * @cf: the file
- * @kb: validated requests without overflow notification (access checked)
+ * @kb: validated requests without overflow notification (access checked:
+ *      CAP_PERFMON, or the administrator's cpu_access)
  *
  * Replaces the file's context of that processor; if the new counters
  * cannot be created, the old ones stay.
@@ -116,14 +147,22 @@ int kcpc_cpu_bind(struct kcpc_file *cf, const struct cpc_kbind *kb)
 {
 	struct perf_event_attr attr;
 	struct kcpc_cpuctx *cc, *old;
+	const struct cred *was = NULL;
+	struct cred *cr;
 	int cpu = kb->tid, err;
 	unsigned int i;
 
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu))
 		return -EINVAL;
+	cr = kcpc_cpu_creds(&err);
+	if (err)
+		return err;
 	cc = kzalloc(sizeof(*cc), GFP_KERNEL_ACCOUNT);
-	if (!cc)
+	if (!cc) {
+		if (cr)
+			put_cred(cr);
 		return -ENOMEM;
+	}
 	cc->cpu = cpu;
 	cc->nreqs = kb->nreqs;
 
@@ -134,8 +173,12 @@ int kcpc_cpu_bind(struct kcpc_file *cf, const struct cpc_kbind *kb)
 	if (err) {
 		mutex_unlock(&cf->lock);
 		kfree(cc);
+		if (cr)
+			put_cred(cr);
 		return err;
 	}
+	if (cr)
+		was = override_creds(cr);
 	for (i = 0; i < kb->nreqs; i++) {
 		const struct cpc_kreq *r = &kb->req[i];
 		struct perf_event *ev;
@@ -155,12 +198,19 @@ int kcpc_cpu_bind(struct kcpc_file *cf, const struct cpc_kbind *kb)
 						      NULL);
 		if (IS_ERR(ev)) {
 			err = PTR_ERR(ev);
-			kcpc_acct_uncharge(&cc->acct);
-			kcpc_cpu_free(cc);
-			mutex_unlock(&cf->lock);
-			return err;
+			break;
 		}
 		cc->ev[i] = ev;
+	}
+	if (cr) {
+		revert_creds(was);
+		put_cred(cr);
+	}
+	if (err) {
+		kcpc_acct_uncharge(&cc->acct);
+		kcpc_cpu_free(cc);
+		mutex_unlock(&cf->lock);
+		return err;
 	}
 	if (old)
 		kcpc_cpu_drop(old);

@@ -74,6 +74,11 @@ module_param_named(access_gid, kcpc_access_gid, int, 0644);
 MODULE_PARM_DESC(access_gid,
 		 "The group of access=1; default -1: the group of the device node (cpc, set by the udev rule)");
 
+static bool kcpc_cpu_access;
+module_param_named(cpu_access, kcpc_cpu_access, bool, 0644);
+MODULE_PARM_DESC(cpu_access,
+		 "Let everyone who may open /dev/cpc count on processors (CPC_KIOC_CPU_BIND), as granting Solaris's cpc_cpu privilege; default 0: CAP_PERFMON only");
+
 static bool kcpc_allow_system;
 module_param_named(allow_system, kcpc_allow_system, bool, 0644);
 MODULE_PARM_DESC(allow_system,
@@ -367,9 +372,8 @@ static long kcpc_ioc_sample(struct kcpc_file *cf, void __user *argp,
 }
 
 /*
- * CPC_KIOC_CPU_BIND: counting on a processor needs CAP_PERFMON (perf's
- * own rule for CPU-wide counters; the module grants it to nobody else);
- * kernel mode as for bindings.
+ * CPC_KIOC_CPU_BIND: counting on a processor needs CAP_PERFMON, or the
+ * administrator's cpu_access; kernel mode as for bindings.
  */
 static long kcpc_ioc_cpu_bind(struct kcpc_file *cf, void __user *argp)
 {
@@ -385,7 +389,7 @@ static long kcpc_ioc_cpu_bind(struct kcpc_file *cf, void __user *argp)
 		err = -EINVAL;
 	if (!err && kcpc_bind_need(kb, false) == KCPC_NEED_SIGNAL)
 		err = -EINVAL;
-	if (!err && !perfmon_capable())
+	if (!err && !perfmon_capable() && !READ_ONCE(kcpc_cpu_access))
 		err = -EACCES;
 	if (!err && kcpc_bind_counts_system(kb) &&
 	    !READ_ONCE(kcpc_allow_system) && !perfmon_capable())

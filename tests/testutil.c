@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the Check test programs. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,4 +181,36 @@ int count_perf_fds(void)
 	}
 	closedir(d);
 	return n;
+}
+
+int process_counting_permitted(void)
+{
+	if (perf_self_permitted())
+		return 1;
+	const char *be = getenv("LIBCPC_BACKEND");
+	if (be != NULL && *be != '\0' && strcmp(be, "kmod") != 0)
+		return 0;
+	int fd = open("/dev/cpc", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+int system_mode_permitted(void)
+{
+	int ok = 0;
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc == NULL)
+		return 0;
+	cpc_set_t *set = cpc_set_create(cpc);
+	if (set != NULL &&
+	    cpc_set_add_request(cpc, set, "page-faults", 0,
+		CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == 0 &&
+	    cpc_bind_curlwp(cpc, set, 0) == 0) {
+		ok = 1;
+		(void)cpc_unbind(cpc, set);
+	}
+	cpc_close(cpc);
+	return ok;
 }

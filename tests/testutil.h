@@ -36,5 +36,12 @@ int perf_paranoid_level(void);
 /* May this process open a user-mode perf task-clock on itself (the
  * kernel's perf_event_paranoid and capabilities decide)? */
 int perf_self_permitted(void);
+/* May this user count in its own other processes: through perf, or
+ * through the kernel module's /dev/cpc where the backend may be the
+ * module (LIBCPC_BACKEND unset or kmod)? */
+int process_counting_permitted(void);
+/* May this user count in system mode through the backend libcpc chooses
+ * (a page-faults request in user and system mode bound to itself)? */
+int system_mode_permitted(void);
 
 #endif

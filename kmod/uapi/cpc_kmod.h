@@ -174,8 +174,8 @@ struct cpc_kpage {
  * file's binding of that processor; CPC_KIOC_CPU_SAMPLE reads it (struct
  * cpc_ksample; ontime_ns: the time it counted), CPC_KIOC_CPU_RELE
  * releases it (struct cpc_ktarget).  Allowed to CAP_PERFMON (or
- * CAP_SYS_ADMIN) only, perf's rule for CPU-wide counters; EACCES
- * otherwise.
+ * CAP_SYS_ADMIN), and to everyone who may open the device where the
+ * administrator sets the module parameter cpu_access; EACCES otherwise.
  * Its hardware counters come first: a thread's binding that loses its
  * counters to them reads EIO (its counts are invalid) from then on.
  */

@@ -109,7 +109,7 @@ enum cpc_scope {
  * module's access rules - ptrace rights over the thread, or CAP_PERFMON
  * - instead of perf_event_paranoid; its bindings stop at the thread's
  * exec, after which libpctx binds the new image afresh) and processors
- * (cpu_open: CAP_PERFMON only; where the module
+ * (cpu_open: CAP_PERFMON, or the module's cpu_access; where the module
  * refuses, counters.c tries perf, which perf_event_paranoid <= 0 allows).
  * NULL (with *why set) only for LWPs when no backend is available.
  */

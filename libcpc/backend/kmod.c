@@ -551,7 +551,8 @@ static int kmod_probe(const struct cpc_reqset *set)
 /*
  * Counting on a processor (cpustat, cpc_bind_cpu, cpc_shared_*): the
  * module's processor context, through a file of its own; allowed to
- * CAP_PERFMON only (see cpc(4)).  -ENOTTY from a module without them.
+ * CAP_PERFMON, and to the device's users where the administrator set the
+ * module's cpu_access (see cpc(4)).  -ENOTTY from a module without them.
  */
 static int kmod_cpu_open(void *priv, const struct cpc_reqset *set, int cpu,
     int *bad)

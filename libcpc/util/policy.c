@@ -34,6 +34,18 @@ static int paranoid_level(void)
 	return sign * v;
 }
 
+/*
+ * The capability that passes perf's check at a paranoid level: above 2
+ * the level is a distribution's patch (Debian's default 3), which asks
+ * for CAP_SYS_ADMIN; CAP_PERFMON passes Linux's own levels.
+ */
+static const char *perf_cap(int level)
+{
+	return level > 2 ? "CAP_SYS_ADMIN (at level 3, a distribution's "
+			   "setting, CAP_PERFMON is not enough)" :
+			   "CAP_PERFMON";
+}
+
 void __cpc_policy_explain_at(char *buf, size_t n, int level, int system)
 {
 	/* perf_event_paranoid 2 allows user mode, 1 also system mode. */
@@ -45,8 +57,9 @@ void __cpc_policy_explain_at(char *buf, size_t n, int level, int system)
 		    "(kernel.perf_event_paranoid is %d); load the libcpc "
 		    "kernel module (modprobe cpc), or allow counting with "
 		    "\"sysctl kernel.perf_event_paranoid=%d\", or give the "
-		    "program CAP_PERFMON",
-		    system ? " in system mode" : "", level, needed);
+		    "program %s",
+		    system ? " in system mode" : "", level, needed,
+		    perf_cap(level));
 		return;
 	}
 	/* The sysctl allows it already: something else refuses. */
@@ -114,10 +127,11 @@ void __cpc_policy_explain(char *buf, size_t n, int system)
 			    "user to its group %s (then log in again); and "
 			    "the kernel refuses perf_event_open%s to this "
 			    "process (kernel.perf_event_paranoid is %d; "
-			    "CAP_PERFMON allows it)",
+			    "%s allows it)",
 			    CPC_KMOD_DEVICE, strerrordesc_np(err),
 			    grp[0] != '\0' ? grp : "(ls -l /dev/cpc)",
-			    system ? " in system mode" : "", paranoid_level());
+			    system ? " in system mode" : "", paranoid_level(),
+			    perf_cap(paranoid_level()));
 			return;
 		}
 		close(fd);
@@ -160,9 +174,11 @@ void __cpc_policy_cpu(char *buf, size_t n, int kmod)
 	if (kmod)
 		__cpc_safe_fmt(buf, n,
 		    "the libcpc kernel module counts on a processor for "
-		    "CAP_PERFMON only; perf events need "
-		    "kernel.perf_event_paranoid <= 0 (it is %d)",
-		    paranoid_level());
+		    "CAP_PERFMON, and for the users of %s where the "
+		    "administrator allows it (echo 1 > "
+		    "/sys/module/cpc/parameters/cpu_access); perf events "
+		    "need kernel.perf_event_paranoid <= 0 (it is %d)",
+		    CPC_KMOD_DEVICE, paranoid_level());
 	else
 		__cpc_safe_fmt(buf, n,
 		    "counting on a processor needs CAP_PERFMON or "

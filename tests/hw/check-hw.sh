@@ -103,6 +103,9 @@ real HW_EX2 "$top_builddir/examples/bind_event_ex2"
 real HW_CPUTRACK "$top_builddir/cmd/cputrack"
 real HW_CPUSTAT "$top_builddir/cmd/cpustat"
 real HW_TARGET "$top_builddir/tests/pctx_target"
+real HW_KCTX "$top_builddir/tests/kmod/kctx_test"
+files+=(--file "$top_srcdir/tests/kmod/tools-access.sh")
+envs+=(--env "HW_TOOLS_ACCESS=$top_srcdir/tests/kmod/tools-access.sh")
 libs=()
 for d in "${kmod_libdirs[@]}"; do
 	case " ${libs[*]} " in *" --lib $d "*) ;; *) libs+=(--lib "$d") ;; esac
@@ -150,6 +153,15 @@ case " $models_plain " in *" Skylake-Client "*)
 	run "Skylake-Client.counters2.perf-root" Skylake-Client perf-root \
 		--sim-pmu-args counters=2 --env HW_ONLY="counts example1" \
 		--env CK_RUN_CASE=limits ;;
+esac
+
+# The module review's findings (kctx_test): simpmu refuses periods below
+# 100000, as x86 refuses an event's too-small period (L3).
+case " $models_plain " in *" Skylake-Client "*)
+	case " $modes " in *" kmod-root "*)
+		run "Skylake-Client.kctx.kmod-root" Skylake-Client kmod-root \
+			--sim-pmu-args min_period=100000 --env HW_ONLY=kctx ;;
+	esac ;;
 esac
 
 # Counts of known instruction sequences: the guest's clocks follow the

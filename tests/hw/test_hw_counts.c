@@ -202,11 +202,15 @@ START_TEST(lwps_count_their_own_cpu_time)
 		    "thread %d: %" PRIu64 " instructions, %" PRIu64 " cycles",
 		    i, w[i].ins, w[i].cyc);
 	}
-	/* Three times the work, about three times the count (see above). */
+	/*
+	 * Three times the spin: the counts' ratio follows the threads' CPU
+	 * time ratio (see above), which is not 3 where binding and sampling
+	 * took long under load (1.32 seen): no bound on the ratio itself.
+	 */
 	double ratio = (double)w[1].cyc / (double)w[0].cyc;
 	double tratio = (double)w[1].cpu_ns / (double)w[0].cpu_ns;
 	ck_assert_msg(ratio > tratio * TOL_LO / TOL_HI &&
-		ratio < tratio * TOL_HI / TOL_LO && ratio > 1.5,
+		ratio < tratio * TOL_HI / TOL_LO,
 	    "count ratio %.2f, CPU time ratio %.2f", ratio, tratio);
 	printf("virtualisation: %" PRIu64 "/%" PRIu64 " cycles for %" PRIu64
 	       "/%" PRIu64 " ns\n",

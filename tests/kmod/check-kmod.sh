@@ -26,9 +26,13 @@
 #         with /dev/cpc root:cpc 0660 as the udev rule makes it (each run
 #         passes when it exits 0 and its TAP output is whole: the plan
 #         1..N, then N results in order, none "not ok", no "Bail out!");
+#         kctx_test (the module review's findings, processor contexts:
+#         tests/kmod/kctx_test.c) as root, which runs its users itself;
 #     (b) every libcpc Check program tests/test_* and tests/example.sh
 #         (the examples) with LIBCPC_BACKEND=kmod, as root and as the
 #         unprivileged user, with CK_DEFAULT_TIMEOUT=120 (TCG is slow);
+#         tests/kmod/tools-access.sh: who may count what with cputrack
+#         and cpustat (paranoid 3 and 2, four kinds of user);
 #     (c) rmmod, insmod again, kmod_test, rmmod;
 #     (d) a check that the kernel log after the first insmod has no BUG:,
 #         WARNING:, Oops, refcount_t, general protection, KASAN or leak
@@ -218,6 +222,20 @@ else
 	echo "check-kmod: FAIL: cannot build $kmod_fuzz (static)"
 fi
 
+# The review's findings and processor contexts (kctx_test.c with
+# kctx_acct.c), also the runner of tools-access.sh's users.
+kctx_test=$top_builddir/tests/kmod/kctx_test
+kctx_ok=0
+rm -f "$kctx_test"
+# shellcheck disable=SC2086 # CC may carry options
+if $cc -static -O2 -g -Wall -Wextra -pthread -I"$kmod_src/uapi" \
+	-o "$kctx_test" "$top_srcdir/tests/kmod/kctx_test.c" \
+	"$top_srcdir/tests/kmod/kctx_acct.c"; then
+	kctx_ok=1
+else
+	echo "check-kmod: FAIL: cannot build $kctx_test (static)"
+fi
+
 kmod_kernel
 echo "check-kmod: booting $KERNEL"
 
@@ -259,6 +277,14 @@ fi
 # A failed first insmod ends the run (everything else would fail too).
 job "vm_insmod insmod /vmrun/cpc.ko $q_args|| { vm_summary CHECK-KMOD; vm_mark \"DONE \$VM_FAILS\"; poweroff -f; }"
 expect insmod c
+# kctx_test first: it checks that the statistics are root's only, which
+# vm_stats_open then opens to the test users.
+if [ "$kctx_ok" = 1 ]; then
+	mk+=(--file "$kctx_test")
+	run kctx_test.root a root "$kctx_test"
+else
+	expect kctx_test.build a
+fi
 job "vm_stats_open"
 
 # (a) kmod_test, then kmod_fuzz for a bounded time (FUZZ_SECONDS, 10).
@@ -316,6 +342,23 @@ if [ -f "$top_srcdir/tests/example.sh" ]; then
 	else
 		echo "check-kmod: no examples built: example.sh not run"
 	fi
+fi
+
+# Who may count what with cputrack and cpustat (paranoid 3 and 2; root,
+# a member of cpc, a stranger, a CAP_PERFMON stranger; cpu_access 0, 1).
+if [ "$kctx_ok" = 1 ] && [ -x "$top_builddir/cmd/cputrack" ] &&
+	[ -x "$top_builddir/cmd/cpustat" ]; then
+	kmod_real_program "$top_builddir/cmd/cputrack"
+	mk+=(--file "$kmod_prog")
+	ct_prog=$kmod_prog
+	kmod_real_program "$top_builddir/cmd/cpustat"
+	mk+=(--file "$kmod_prog")
+	mk+=(--file "$top_srcdir/tests/kmod/tools-access.sh")
+	run tools_access.root b root /bin/sh \
+		"$top_srcdir/tests/kmod/tools-access.sh" "$ct_prog" \
+		"$kmod_prog" "$kctx_test"
+else
+	expect tools_access.build b
 fi
 
 # (c) unload, reload, unload.

@@ -7,7 +7,9 @@
  * parameters or drop capabilities (they skip otherwise).  Prints one
  * "ok"/"not ok"/"skip" line per test; exit status 1 if any failed.
  *
- *   kctx_test                run the tests
+ *   kctx_test [NAME...]      run the tests (or those named: l1, l4, l3,
+ *                            l2, l6-stats, l6-restart, m2, m1,
+ *                            cpu-access, cpu-invalidates)
  *   kctx_test --perfmon CMD  run CMD as uid/gid 1001 with CAP_PERFMON
  *                            (root only; for the tools' tests)
  *   kctx_test --as UID GID GROUPS CMD
@@ -439,60 +441,93 @@ static int sample(int fd, unsigned long cmd, int tid, struct cpc_ksample *ks)
 	return ioctl(fd, cmd, ks) == 0 ? 0 : errno;
 }
 
-/* In a child as the cpc member: CPU_BIND's errno (0: bound). */
+/*
+ * Counts cpu-clock on processor 0 through @fd while this thread sleeps
+ * and wakes there (the time counted there, user mode or not): 0 and the
+ * count in *ns, or CPU_BIND's or CPU_SAMPLE's errno.
+ */
+static int cpu_clock_on_0(int fd, uint64_t *ns)
+{
+	struct cpc_ksample ks;
+	cpu_set_t one, was;
+	int err;
+
+	*ns = 0;
+	err = cpu_bind(fd, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1);
+	if (err)
+		return err;
+	sched_getaffinity(0, sizeof(was), &was);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	for (int i = 0; i < 5; i++)
+		usleep(2000);
+	sched_setaffinity(0, sizeof(was), &was);
+	err = sample(fd, CPC_KIOC_CPU_SAMPLE, 0, &ks);
+	if (!err)
+		*ns = ks.vals[0];
+	return err;
+}
+
+/*
+ * In a child as the cpc member (groups 990, without CAP_PERFMON): 0 if
+ * it counted cpu-clock on processor 0 (a non-zero count), 102 if it was
+ * bound but counted nothing, else CPU_BIND's or CPU_SAMPLE's errno.
+ */
 static int member_cpu_bind(void)
 {
 	pid_t pid = fork();
 	if (pid == 0) {
 		gid_t g = 990;
+		uint64_t ns;
 		if (setgroups(1, &g) != 0 || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(100);
 		int fd = open_dev();
 		if (fd < 0)
 			_exit(101);
-		_exit(cpu_bind(fd, 0, CPC_KEV_SOFTWARE,
-		    PERF_COUNT_SW_CONTEXT_SWITCHES, 1));
+		int err = cpu_clock_on_0(fd, &ns);
+		_exit(err ? err : ns > 0 ? 0 : 102);
 	}
 	int st;
 	waitpid(pid, &st, 0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 99;
 }
 
+static const char *cpu_verdict(int err)
+{
+	return err == 0 ? "counted" : err == 102 ? "counted nothing" :
+	    strerror(err);
+}
+
 /*
  * Processor contexts: CAP_PERFMON (root) counts; a member of the device's
- * group (without CAP_PERFMON) is refused, as perf refuses CPU-wide
- * counters: the module grants it to nobody else.
+ * group (without CAP_PERFMON) is refused (EACCES) unless the administrator
+ * sets cpu_access, and then counts, although perf_event_paranoid forbids
+ * perf's CPU-wide counters to that user.
  */
 static void test_cpu_access(void)
 {
-	char d[160];
-	struct cpc_ksample ks;
+	char d[200], old[8] = "";
+	const char *p = "/sys/module/cpc/parameters/cpu_access";
+	uint64_t ns;
 
-	if (getuid() != 0) {
-		skip("processor contexts: who may", "needs root");
+	if (getuid() != 0 || read_file(p, old, sizeof(old)) != 0) {
+		skip("processor contexts: who may", "needs root and cpu_access");
 		return;
 	}
-	cpu_set_t one, was;
-	sched_getaffinity(0, sizeof(was), &was);
-	CPU_ZERO(&one);
-	CPU_SET(0, &one);
 	int fd = open_dev();
-	/* cpu-clock: the time counted there, user mode or not. */
-	int root = cpu_bind(fd, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
-	    1);
-	sched_setaffinity(0, sizeof(one), &one);
-	for (int i = 0; i < 5; i++)
-		usleep(2000);
-	sched_setaffinity(0, sizeof(was), &was);
-	int rs = root ? root : sample(fd, CPC_KIOC_CPU_SAMPLE, 0, &ks);
-	int member = member_cpu_bind();
+	int root = cpu_clock_on_0(fd, &ns);
 	close(fd);
-	snprintf(d, sizeof(d), "root: %s (%llu ns of cpu-clock); member: %s",
-	    root ? strerror(root) : "bound",
-	    rs ? 0ULL : (unsigned long long)ks.vals[0],
-	    member ? strerror(member) : "bound");
-	result(!root && !rs && ks.vals[0] > 0 && member == EACCES,
+	write_file(p, "0");
+	int off = member_cpu_bind();
+	write_file(p, "1");
+	int on = member_cpu_bind();
+	write_file(p, old);
+	snprintf(d, sizeof(d), "root: %s (%llu ns of cpu-clock); member: "
+	    "cpu_access=0 %s, cpu_access=1 %s", cpu_verdict(root),
+	    (unsigned long long)ns, cpu_verdict(off), cpu_verdict(on));
+	result(!root && ns > 0 && off == EACCES && on == 0,
 	    "processor contexts: who may", d);
 }
 
@@ -605,16 +640,35 @@ int main(int argc, char **argv)
 		return run_as(argv + 2);
 	/* A stray overflow signal (a module without a fix) must not kill us. */
 	signal(CPC_KMOD_SIGEMT, SIG_IGN);
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+		{ "l1", test_l1_dofork }, { "l4", test_l4_bts },
+		{ "l3", test_l3_period }, { "l2", test_l2_snapshot },
+		{ "l6-stats", test_l6_stats }, { "l6-restart", test_l6_restart },
+		{ "m2", test_m2_userns }, { "m1", test_m1_inherit },
+		{ "cpu-access", test_cpu_access },
+		{ "cpu-invalidates", test_cpu_invalidates },
+	};
+	const size_t n = sizeof(tests) / sizeof(tests[0]);
+
 	printf("# kctx_test as uid %d\n", (int)getuid());
-	test_l1_dofork();
-	test_l4_bts();
-	test_l3_period();
-	test_l2_snapshot();
-	test_l6_stats();
-	test_l6_restart();
-	test_m2_userns();
-	test_m1_inherit();
-	test_cpu_access();
-	test_cpu_invalidates();
+	for (int a = 1; a < argc; a++) {
+		size_t i = 0;
+		while (i < n && strcmp(argv[a], tests[i].name) != 0)
+			i++;
+		if (i == n) {
+			fprintf(stderr, "kctx_test: no test %s\n", argv[a]);
+			return 2;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int want = argc == 1;
+		for (int a = 1; a < argc; a++)
+			want |= strcmp(argv[a], tests[i].name) == 0;
+		if (want)
+			tests[i].fn();
+	}
 	return failures ? 1 : 0;
 }

@@ -46,6 +46,8 @@ START_TEST(sysctl_only_where_it_helps)
 	/* User mode: 2 allows it. */
 	__cpc_policy_explain_at(text, sizeof(text), 3, 0);
 	ck_assert_ptr_nonnull(strstr(text, "perf_event_paranoid=2\""));
+	/* Level 3 is Debian's patch: CAP_PERFMON does not pass it. */
+	ck_assert_ptr_nonnull(strstr(text, "CAP_SYS_ADMIN"));
 	__cpc_policy_explain_at(text, sizeof(text), 2, 0);
 	ck_assert_ptr_null(strstr(text, "sysctl"));
 	ck_assert_ptr_nonnull(strstr(text, "CAP_PERFMON"));
