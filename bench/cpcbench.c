@@ -26,6 +26,7 @@
 
 #include <libcpc.h>
 
+#include "runinfo.h"
 #include "timing.h"
 #ifdef HAVE_PAPI
 #include <papi.h>
@@ -668,9 +669,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cpcbench: PAPI_library_init failed\n");
 #endif
 	const char *backend = getenv("LIBCPC_BACKEND");
-	printf("cpcbench: backend %s, cpu %s\n",
+	printf("cpcbench: backend %s, cpu %s, kernel %s\n",
 	    backend != NULL && *backend != '\0' ? backend : "default",
-	    cpc_cciname(cpc));
+	    cpc_cciname(cpc), bench_kernel_release());
 
 	bench_reads();
 	bench_hardware();
@@ -692,6 +693,7 @@ int main(int argc, char **argv)
 
 	printf("\n");
 	print_ratios(stdout);
+	bench_print_kmod_stats(stdout);
 	cpc_close(cpc);
 	return 0;
 }
