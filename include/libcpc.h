@@ -165,6 +165,14 @@ extern void cpc_walk_attrs(cpc_t *cpc, void *arg,
  */
 extern void cpc_linux_walk_events(cpc_t *cpc, void *arg,
     void (*action)(void *arg, const char *event));
+/*
+ * Linux extension: the names that the walkers above list closest to event
+ * (at most three, for an unknown name's "did you mean"), as "a", "a or b"
+ * or "a, b or c" in buf (len bytes; 256 hold any list).  Returns how
+ * many, 0 when none is near, -1 (EINVAL) for a null argument or len 0.
+ */
+extern int cpc_linux_suggest(cpc_t *cpc, const char *event, char *buf,
+    size_t len);
 
 extern int cpc_enable(cpc_t *cpc);
 extern int cpc_disable(cpc_t *cpc);

@@ -163,3 +163,21 @@ int process_counting_permitted(void)
 	close(fd);
 	return 1;
 }
+
+int system_mode_permitted(void)
+{
+	int ok = 0;
+	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+	if (cpc == NULL)
+		return 0;
+	cpc_set_t *set = cpc_set_create(cpc);
+	if (set != NULL &&
+	    cpc_set_add_request(cpc, set, "page-faults", 0,
+		CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0, NULL) == 0 &&
+	    cpc_bind_curlwp(cpc, set, 0) == 0) {
+		ok = 1;
+		(void)cpc_unbind(cpc, set);
+	}
+	cpc_close(cpc);
+	return ok;
+}

@@ -36,5 +36,8 @@ int perf_self_permitted(void);
  * through the kernel module's /dev/cpc where the backend may be the
  * module (LIBCPC_BACKEND unset or kmod)? */
 int process_counting_permitted(void);
+/* May this user count in system mode through the backend libcpc chooses
+ * (a page-faults request in user and system mode bound to itself)? */
+int system_mode_permitted(void);
 
 #endif

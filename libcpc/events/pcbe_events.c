@@ -13,6 +13,7 @@
 
 #include "pcbe_events.h"
 #include "pcbe_intel_model.h"
+#include "pcbe_zen.h"
 
 /* The generic names of the Zen families: aliases, with no unit mask. */
 static const struct cpc_pcbe_alias zen1_papi[] = {
@@ -61,9 +62,13 @@ static const struct cpc_pcbe_alias zen5_papi[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* An AMD family's list: up to two tables, then up to two alias lists. */
+/*
+ * An AMD family's list: up to two tables, or its bit in the Zen table;
+ * then up to two alias lists.
+ */
 struct amd_list {
 	const struct cpc_pcbe_event *tab[2];
+	unsigned zen;
 	const struct cpc_pcbe_alias *papi[2];
 };
 
@@ -83,21 +88,20 @@ static int amd_list(enum cpc_evtab t, struct amd_list *l)
 						    : __cpc_amd_opt_papi;
 		return 1;
 	case CPC_EVTAB_ZEN1:
-		l->tab[0] = __cpc_zen1_events;
+		l->zen = Z1;
 		l->papi[0] = zen1_papi;
 		return 1;
 	case CPC_EVTAB_ZEN2:
-		l->tab[0] = __cpc_zen2_events;
+		l->zen = Z2;
 		l->papi[0] = zen2_papi;
 		return 1;
 	case CPC_EVTAB_ZEN3:
 	case CPC_EVTAB_ZEN4:
-		l->tab[0] = t == CPC_EVTAB_ZEN3 ? __cpc_zen3_events
-						: __cpc_zen4_events;
+		l->zen = t == CPC_EVTAB_ZEN3 ? Z3 : Z4;
 		l->papi[0] = zen34_papi;
 		return 1;
 	case CPC_EVTAB_ZEN5:
-		l->tab[0] = __cpc_zen5_events;
+		l->zen = Z5;
 		l->papi[0] = zen5_papi;
 		return 1;
 	default:
@@ -105,15 +109,26 @@ static int amd_list(enum cpc_evtab t, struct amd_list *l)
 	}
 }
 
-static const struct cpc_pcbe_event *amd_find(const struct amd_list *l,
-    const char *name)
+/* Sets *code and *umask to those of the event name of l; 0: none. */
+static int amd_find(const struct amd_list *l, const char *name,
+    unsigned *code, unsigned *umask)
 {
 	for (int i = 0; i < 2; i++)
 		for (const struct cpc_pcbe_event *e = l->tab[i];
 		     e != NULL && e->name != NULL; e++)
-			if (strcmp(e->name, name) == 0)
-				return e;
-	return NULL;
+			if (strcmp(e->name, name) == 0) {
+				*code = e->code;
+				*umask = e->umask;
+				return 1;
+			}
+	for (const struct cpc_pcbe_zen_event *z = __cpc_zen_events;
+	     l->zen != 0 && z->name != NULL; z++)
+		if ((z->zen & l->zen) != 0 && strcmp(z->name, name) == 0) {
+			*code = z->code;
+			*umask = z->umask;
+			return 1;
+		}
+	return 0;
 }
 
 /* AMD's event select: event 7:0, unit mask 15:8, event 11:8 at 35:32. */
@@ -126,9 +141,9 @@ static uint64_t amd_config(unsigned code, unsigned umask)
 static int amd_lookup(const struct amd_list *l, const char *name,
     uint64_t *config, int *generic)
 {
-	const struct cpc_pcbe_event *e = amd_find(l, name);
-	if (e != NULL) {
-		*config = amd_config(e->code, e->umask);
+	unsigned code, umask;
+	if (amd_find(l, name, &code, &umask)) {
+		*config = amd_config(code, umask);
 		*generic = 0;
 		return CPC_PCBE_FOUND;
 	}
@@ -138,10 +153,9 @@ static int amd_lookup(const struct amd_list *l, const char *name,
 			if (strcmp(a->name, name) != 0)
 				continue;
 			/* An alias of an event the family lacks counts nothing. */
-			e = amd_find(l, a->event);
-			if (e == NULL)
+			if (!amd_find(l, a->event, &code, &umask))
 				return CPC_PCBE_UNKNOWN;
-			*config = amd_config(e->code, e->umask | a->umask);
+			*config = amd_config(code, umask | a->umask);
 			*generic = 1;
 			return CPC_PCBE_FOUND;
 		}
@@ -365,6 +379,10 @@ void __cpc_pcbe_walk(const struct cpc_identity *id, unsigned picno, void *arg,
 		for (const struct cpc_pcbe_event *e = l.tab[i];
 		     e != NULL && e->name != NULL; e++)
 			fn(arg, e->name);
+	for (const struct cpc_pcbe_zen_event *z = __cpc_zen_events;
+	     l.zen != 0 && z->name != NULL; z++)
+		if ((z->zen & l.zen) != 0)
+			fn(arg, z->name);
 	for (int i = 0; i < 2; i++)
 		for (const struct cpc_pcbe_alias *a = l.papi[i];
 		     a != NULL && a->name != NULL; a++)

@@ -26,7 +26,10 @@ struct cpc_pcbe_alias {
 	uint8_t umask;
 };
 
-/* The tables, each ended by a NULL name (pcbe_amd_legacy.c, pcbe_zen*.c). */
+/*
+ * The tables, each ended by a NULL name (pcbe_amd_legacy.c; the Zen
+ * families' are in pcbe_zen.h).
+ */
 extern const struct cpc_pcbe_event __cpc_amd_cmn_events[];
 extern const struct cpc_pcbe_event __cpc_amd_f_events[];
 extern const struct cpc_pcbe_event __cpc_amd_10h_events[];
@@ -34,11 +37,6 @@ extern const struct cpc_pcbe_event __cpc_amd_11h_events[];
 extern const struct cpc_pcbe_alias __cpc_amd_cmn_papi[];
 extern const struct cpc_pcbe_alias __cpc_amd_opt_papi[];
 extern const struct cpc_pcbe_alias __cpc_amd_10h_papi[];
-extern const struct cpc_pcbe_event __cpc_zen1_events[];
-extern const struct cpc_pcbe_event __cpc_zen2_events[];
-extern const struct cpc_pcbe_event __cpc_zen3_events[];
-extern const struct cpc_pcbe_event __cpc_zen4_events[];
-extern const struct cpc_pcbe_event __cpc_zen5_events[];
 /* Intel's Core microarchitecture (pcbe_core_uarch.c); PAPI names too. */
 extern const struct cpc_pcbe_event __cpc_core_pic0_events[];
 extern const struct cpc_pcbe_event __cpc_core_pic1_events[];

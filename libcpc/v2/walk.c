@@ -10,7 +10,8 @@
  * cpc_linux_walk_events, except where the processor has no back end of
  * the original's and perf's names are the platform's, and where the
  * kernel has no hardware PMU: the back end in use is then the kernel's
- * software events, and the platform names are theirs.
+ * software events, and the platform names are theirs.  The Linux
+ * extension cpc_linux_suggest finds the closest of all these names.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "pcbe_events.h"
 #include "perf_names.h"
 #include "platform_events.h"
+#include "suggest.h"
 #include "v2.h"
 
 typedef void(name_fn)(void *arg, const char *name);
@@ -245,4 +247,23 @@ void cpc_linux_walk_events(cpc_t *cpc, void *arg,
 			action(arg, c.names[i]);
 	free_names(&c);
 	free_names(&listed);
+}
+
+/*
+ * Linux extension: the names of the walkers above closest to event, as
+ * "a", "a or b" or "a, b or c" in buf; how many, or -1 (EINVAL).
+ */
+int cpc_linux_suggest(cpc_t *cpc, const char *event, char *buf, size_t len)
+{
+	struct cpc_closest c;
+	if (cpc == NULL || event == NULL || buf == NULL || len == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	__cpc_closest_init(&c, event);
+	cpc_walk_generic_events_all(cpc, &c, __cpc_closest_add);
+	cpc_walk_events_all(cpc, &c, __cpc_closest_add);
+	cpc_linux_walk_events(cpc, &c, __cpc_closest_add);
+	__cpc_closest_list(&c, buf, len);
+	return c.n;
 }

@@ -18,37 +18,14 @@
 
 #include <libpctx.h>
 
-static char target[4096];
-static char log_[4096];		/* the callbacks, in order */
-static char errs[1024];		/* libpctx messages */
+#include "pctx_testlog.h"
+
 static int fail_init_at, fail_tick_at, fail_create, inits, ticks;
 static int kill_in_tick, slow_tick_ms;
 
-static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void logf_(const char *fmt, ...)
-{
-	size_t len = strlen(log_);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(log_ + len, sizeof(log_) - len, fmt, ap);
-	va_end(ap);
-}
-
-static void errfn(const char *fn, const char *fmt, va_list ap)
-{
-	size_t len = strlen(errs);
-	snprintf(errs + len, sizeof(errs) - len, "%s: ", fn);
-	len = strlen(errs);
-	vsnprintf(errs + len, sizeof(errs) - len, fmt, ap);
-}
-
 static void setup(void)
 {
-	const char *dir = getenv("top_builddir");
-	snprintf(target, sizeof(target), "%s/tests/pctx_target",
-	    dir != NULL ? dir : ".");
-	log_[0] = errs[0] = '\0';
+	pctx_testlog_setup();
 	fail_init_at = fail_tick_at = fail_create = inits = ticks = 0;
 	kill_in_tick = 0;
 	slow_tick_ms = 0;
@@ -321,9 +298,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_pctx_suite(suite());
 }

@@ -7,7 +7,9 @@
  * parameters or drop capabilities (they skip otherwise).  Prints one
  * "ok"/"not ok"/"skip" line per test; exit status 1 if any failed.
  *
- *   kctx_test                run the tests
+ *   kctx_test [NAME...]      run the tests (or those named: l1, l4, l3,
+ *                            l2, l6-stats, l6-restart, m2, m1,
+ *                            cpu-access, cpu-invalidates)
  *   kctx_test --perfmon CMD  run CMD as uid/gid 1001 with CAP_PERFMON
  *                            (root only; for the tools' tests)
  *   kctx_test --as UID GID GROUPS CMD
@@ -638,16 +640,35 @@ int main(int argc, char **argv)
 		return run_as(argv + 2);
 	/* A stray overflow signal (a module without a fix) must not kill us. */
 	signal(CPC_KMOD_SIGEMT, SIG_IGN);
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+		{ "l1", test_l1_dofork }, { "l4", test_l4_bts },
+		{ "l3", test_l3_period }, { "l2", test_l2_snapshot },
+		{ "l6-stats", test_l6_stats }, { "l6-restart", test_l6_restart },
+		{ "m2", test_m2_userns }, { "m1", test_m1_inherit },
+		{ "cpu-access", test_cpu_access },
+		{ "cpu-invalidates", test_cpu_invalidates },
+	};
+	const size_t n = sizeof(tests) / sizeof(tests[0]);
+
 	printf("# kctx_test as uid %d\n", (int)getuid());
-	test_l1_dofork();
-	test_l4_bts();
-	test_l3_period();
-	test_l2_snapshot();
-	test_l6_stats();
-	test_l6_restart();
-	test_m2_userns();
-	test_m1_inherit();
-	test_cpu_access();
-	test_cpu_invalidates();
+	for (int a = 1; a < argc; a++) {
+		size_t i = 0;
+		while (i < n && strcmp(argv[a], tests[i].name) != 0)
+			i++;
+		if (i == n) {
+			fprintf(stderr, "kctx_test: no test %s\n", argv[a]);
+			return 2;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int want = argc == 1;
+		for (int a = 1; a < argc; a++)
+			want |= strcmp(argv[a], tests[i].name) == 0;
+		if (want)
+			tests[i].fn();
+	}
 	return failures ? 1 : 0;
 }

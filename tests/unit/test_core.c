@@ -17,39 +17,17 @@
 #include <unistd.h>
 
 #include "libcpc.h"
+#include "core_fixture.h"
 #include "cpuctx.h"
 #include "cpuinfo.h"
 #include "error.h"
-#include "fake_backend.h"
-#include "lwpctx.h"
 #include "pctxctx.h"
-
-#define TAG ((const void *)0x7a6)
 
 /* Two counting requests; the first notifies overflow if emt. */
 static struct cpc_reqset make_set(uint64_t config0, uint64_t p0, uint64_t p1,
     int emt)
 {
-	struct cpc_reqset s;
-	memset(&s, 0, sizeof(s));
-	s.nreqs = 2;
-	s.req[0].sel.type = 1;
-	s.req[0].sel.config = config0;
-	s.req[0].preset = p0;
-	s.req[0].flags = CPC_COUNT_USER | (emt ? CPC_OVF_NOTIFY_EMT : 0);
-	s.req[1].sel.type = 1;
-	s.req[1].sel.config = 7;
-	s.req[1].preset = p1;
-	s.req[1].flags = CPC_COUNT_USER;
-	return s;
-}
-
-static int bind_set(const struct cpc_reqset *s, unsigned bflags,
-    const struct cpc_inherit *inh)
-{
-	int bad;
-	const char *why = NULL;
-	return __cpc_lwp_bind(s, bflags, inh, TAG, &bad, &why);
+	return core_set(config0, p0, p1, emt ? CPC_OVF_NOTIFY_EMT : 0, 0);
 }
 
 static void expect_counts(uint64_t v0, uint64_t v1)
@@ -58,11 +36,6 @@ static void expect_counts(uint64_t v0, uint64_t v1)
 	ck_assert_int_eq(__cpc_lwp_sample(NULL, v, 2, &tsc), 0);
 	ck_assert_uint_eq(v[0], v0);
 	ck_assert_uint_eq(v[1], v1);
-}
-
-static void setup(void)
-{
-	fake_reset();
 }
 
 /* ------------------------------------------------------------ binding */
@@ -363,23 +336,6 @@ END_TEST
 
 /* ---------------------------------------------------------- inheritance */
 
-static int adopted;
-static unsigned char adopted_tag;
-
-static void adopt_cb(const unsigned char *tag)
-{
-	adopted++;
-	adopted_tag = tag[0];
-}
-
-static const struct cpc_inherit v1_like = {
-	.zero_presets = 1,
-	.all_start_at_max = 1,
-	.aggregate = 1,
-	.adopt = adopt_cb,
-	.tag = { 0x5c },
-};
-
 START_TEST(group_kept_across_rebinds)
 {
 	struct cpc_reqset s = make_set(3, 10, 20, 0);
@@ -634,7 +590,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("core");
 	TCase *tc = tcase_create("lwp");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_add_test(tc, bind_sample_release);
 	tcase_add_test(tc, rebind_same_events_in_place);
 	tcase_add_test(tc, rebind_other_events_reopens);
@@ -646,7 +602,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("overflow");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_add_test(tc, overflow_freezes_once);
 	tcase_add_test(tc, overflow_not_ours);
 	tcase_add_test(tc, overflow_stale_after_release);
@@ -656,7 +612,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("inheritance");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_add_test(tc, group_kept_across_rebinds);
 	tcase_add_test(tc, inheritance_needs_its_description);
 	tcase_add_test(tc, inheritance_snapshot);
@@ -665,7 +621,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("release");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_add_test(tc, fork_child_releases_every_thread);
 	tcase_add_test(tc, processor_context);
 	tcase_add_test(tc, process_context);
@@ -675,11 +631,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	/* Calibrate the TSC once, before the tests fork. */
-	(void)__cpc_tsc_khz();
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_core_suite(suite());
 }

@@ -20,36 +20,15 @@
 #include <unistd.h>
 
 #include "libcpc.h"
+#include "core_fixture.h"
 #include "cpuinfo.h"
-#include "fake_backend.h"
-#include "lwpctx.h"
 
-#define TAG ((const void *)0x7a6)
 #define MS 1000000ULL
 
 /* Two requests; the second notifies overflow if emt. */
 static struct cpc_reqset make_set(uint64_t p0, uint64_t p1, int emt)
 {
-	struct cpc_reqset s;
-	memset(&s, 0, sizeof(s));
-	s.nreqs = 2;
-	s.req[0].sel.type = 1;
-	s.req[0].sel.config = 3;
-	s.req[0].preset = p0;
-	s.req[0].flags = CPC_COUNT_USER;
-	s.req[1].sel.type = 1;
-	s.req[1].sel.config = 7;
-	s.req[1].preset = p1;
-	s.req[1].flags = CPC_COUNT_USER | (emt ? CPC_OVF_NOTIFY_EMT : 0);
-	return s;
-}
-
-static int bind_set(const struct cpc_reqset *s, unsigned bflags,
-    const struct cpc_inherit *inh)
-{
-	int bad;
-	const char *why = NULL;
-	return __cpc_lwp_bind(s, bflags, inh, TAG, &bad, &why);
+	return core_set(3, p0, p1, 0, emt ? CPC_OVF_NOTIFY_EMT : 0);
 }
 
 static uint64_t ticks_now(void)
@@ -57,11 +36,6 @@ static uint64_t ticks_now(void)
 	uint64_t v[2], tsc = 12345;
 	ck_assert_int_eq(__cpc_lwp_sample(NULL, v, 2, &tsc), 0);
 	return tsc;
-}
-
-static void setup(void)
-{
-	fake_reset();
 }
 
 /* ------------------------------------------------- ticks across changes */
@@ -139,26 +113,11 @@ END_TEST
 
 /* ---------------------------------------------------------- inheritance */
 
-static int adopted;
-
-static void adopt_cb(const unsigned char *tag)
-{
-	(void)tag;
-	adopted++;
-}
-
 /* As version 2 binds: presets kept, only notifying requests at the max. */
 static const struct cpc_inherit v2_like = {
 	.zero_presets = 0,
 	.all_start_at_max = 0,
 	.aggregate = 0,
-	.adopt = adopt_cb,
-};
-
-static const struct cpc_inherit v1_like = {
-	.zero_presets = 1,
-	.all_start_at_max = 1,
-	.aggregate = 1,
 	.adopt = adopt_cb,
 };
 
@@ -345,14 +304,14 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("core_rebind");
 	TCase *tc = tcase_create("ticks");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_add_test(tc, restart_carries_the_ticks_once);
 	tcase_add_test(tc, rebind_counts_ticks_from_zero);
 	tcase_add_test(tc, restart_while_stopped_keeps_the_stopped_ticks);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("inheritance");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_add_test(tc, v2_new_lwp_starts_only_notifying_at_max);
 	tcase_add_test(tc, v1_new_lwp_starts_all_at_max);
 	tcase_add_test(tc, new_lwp_sigemt_is_a_solaris_overflow);
@@ -360,7 +319,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fork");
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, fake_reset, NULL);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, bind_waits_for_every_fork);
 	suite_add_tcase(s, tc);
@@ -369,11 +328,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	/* Calibrate the TSC once, before the tests fork. */
-	(void)__cpc_tsc_khz();
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_core_suite(suite());
 }
