@@ -6,9 +6,9 @@
 # with hardware names, cputrack and cpustat with hardware names.  Prints
 # "HW-STEP <name> PASS|FAIL|SKIP" per step and exits 1 if any failed.
 #
-# Environment: HW_NAMES, HW_COUNTS, HW_ICOUNT (the Check programs; the
-# last only where the simulated PMU counts instructions: vm-run --icount,
-# on each backend of HW_ICOUNT_BACKENDS),
+# Environment: HW_NAMES, HW_COUNTS, HW_OVERFLOW, HW_ICOUNT (the Check
+# programs; the last only where the simulated PMU counts instructions:
+# vm-run --icount, on each backend of HW_ICOUNT_BACKENDS),
 # HW_EX1, HW_EX2
 # (examples/bind_event_ex1 and ex2), HW_CPUTRACK, HW_CPUSTAT, HW_TARGET
 # (tests/pctx_target), HW_KCTX and HW_TOOLS_ACCESS (tests/kmod/kctx_test
@@ -63,6 +63,7 @@ check() {
 
 check names "$HW_NAMES"
 check counts "$HW_COUNTS"
+check overflow "$HW_OVERFLOW"
 # Instruction counts of known code: only under qemu's -icount; on each
 # backend of HW_ICOUNT_BACKENDS (default: LIBCPC_BACKEND's) in turn.
 case $info in
