@@ -177,10 +177,11 @@ ct() {
 			return 0
 		fi
 	fi
-	t0=$(date +%s%N)
+	# (busybox's date has no %N: the uptime, in hundredths of seconds)
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	out=$("$HW_CPUTRACK" -T 0 -c "$evs" "$HW_TARGET" spin 200 2>&1) || {
 		echo "$out"; return 1; }
-	t1=$(date +%s%N)
+	t1=$(cut -d' ' -f1 /proc/uptime)
 	echo "$out"
 	mhz=$(echo "$info" | sed 's/.*mhz=\([0-9]*\).*/\1/')
 	# User and system mode: the 200 ms of CPU time, at least.  User mode
@@ -190,7 +191,7 @@ ct() {
 	# run's wall time at the simulated clock.  Instructions are about
 	# half the cycles whatever the split.
 	printf '%s\n' "$out" | awk -v mhz="$mhz" -v sys="$(id -u)" \
-		-v wall=$((t1 - t0)) '
+		-v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a + 0.01) * 1e9 }')" '
 		/ exit / { c = $4; i = $5; seen = 1 }
 		END {
 			if (!seen || c <= 0) exit 1
