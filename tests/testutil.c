@@ -2,9 +2,9 @@
 /* Helpers shared by the Check test programs. */
 #include <dirent.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -61,6 +61,15 @@ uint64_t thread_cpu_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int stress_scaled(int n)
+{
+	const char *d = getenv("LIBCPC_STRESS_DIVISOR");
+	int div = d != NULL ? atoi(d) : 1;
+	if (div < 1)
+		div = 1;
+	return n / div > 0 ? n / div : 1;
 }
 
 uint64_t thread_switches(void)
@@ -148,6 +157,30 @@ int perf_self_permitted(void)
 		return 0;
 	close(fd);
 	return 1;
+}
+
+/* Number of perf_event file descriptors this process holds. */
+int count_perf_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (d == NULL)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		char target[64];
+		if (e->d_name[0] == '.')
+			continue;
+		ssize_t len = readlinkat(dirfd(d), e->d_name, target,
+		    sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (strcmp(target, "anon_inode:[perf_event]") == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
 }
 
 int process_counting_permitted(void)

@@ -14,6 +14,8 @@ void clear_errors(void);
 /* Number of messages recorded since the last clear_errors(). */
 int captured_count(void);
 
+/* n divided by LIBCPC_STRESS_DIVISOR (valgrind's runs; at least 1). */
+int stress_scaled(int n);
 /* CPU time of the calling thread, in nanoseconds. */
 uint64_t thread_cpu_ns(void);
 /*
@@ -27,6 +29,8 @@ void burn_cpu_ns(uint64_t ns);
 void touch_fresh_pages(size_t npages);
 /* Number of open file descriptors of this process. */
 int count_open_fds(void);
+/* Number of perf_event file descriptors this process holds (-1: unknown). */
+int count_perf_fds(void);
 /* kernel.perf_event_paranoid (2, the kernel's default, if unreadable). */
 int perf_paranoid_level(void);
 /* May this process open a user-mode perf task-clock on itself (the

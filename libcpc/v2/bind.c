@@ -73,8 +73,18 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 	if (set->state == V2_BOUND_CPU || set->state == V2_BOUND_PCTX)
 		v2_unbind_set(set);
 	v2_compile(set, &rs);
+	/*
+	 * The set is the LWP's before the core binds it: the new counters'
+	 * first overflow can come as soon as the core's change ends (raised
+	 * again there if it landed inside), before this returns, and the
+	 * handler's cpc_set_sample must then find the set bound.  The core
+	 * still refuses a sample of a set that is not its binding's owner.
+	 */
+	int was = set->state;
+	set->state = V2_BOUND_LWP;
 	int rc = __cpc_lwp_bind(&rs, flags, &v2_inherit, set, &bad, &why);
 	if (rc != 0) {
+		set->state = was;
 		if (why != NULL) {
 			v2_note(cpc, FN_BIND, why);
 		} else if (-rc == EACCES || -rc == EPERM) {
@@ -100,7 +110,6 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags)
 		}
 		return __cpc_fail(-rc == ENOENT || -rc == ENOSPC ? EINVAL : -rc);
 	}
-	set->state = V2_BOUND_LWP;
 	errno = saved;
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Counting against the real kernel with the version 1 per-LWP interfaces:
- * software events, presets, user/system selection, errors, threads, fork
- * and signal handlers.
+ * software events, presets, user/system selection, the clocks, and
+ * errors.  Threads, fork and signal handlers: test_counting_threads.c;
+ * the choice of backend: test_backend_selection.c.
  */
 #include <check.h>
 #include <errno.h>
@@ -22,33 +23,7 @@
 #include <libcpc.h>
 
 #include "testutil.h"
-
-static cpc_event_t ev;
-
-static void bind_spec(const char *spec)
-{
-	clear_errors();
-	ck_assert_msg(cpc_strtoevent(cpc_getcpuver(), spec, &ev) == 0,
-	    "strtoevent '%s': %s", spec, captured_errors());
-	ck_assert_msg(cpc_bind_event(&ev, 0) == 0, "bind '%s': %s (%s)", spec,
-	    strerror(errno), captured_errors());
-}
-
-static void sample(cpc_event_t *out)
-{
-	ck_assert_msg(cpc_take_sample(out) == 0, "take_sample: %s",
-	    strerror(errno));
-}
-
-static void setup(void)
-{
-	capture_errors();
-}
-
-static void teardown(void)
-{
-	cpc_rele();
-}
+#include "v1_fixture.h"
 
 /*
  * Can this process count in system mode?  Not as an ordinary user when
@@ -572,230 +547,11 @@ START_TEST(errno_preserved_on_success)
 }
 END_TEST
 
-/* Threads: each LWP has its own binding and counts only itself. */
-struct thread_result {
-	int unbound_errno;
-	uint64_t faults;
-	int ok;
-};
-
-static void *own_thread(void *arg)
+int main(void)
 {
-	struct thread_result *r = arg;
-	cpc_event_t e, a, b;
-	if (cpc_take_sample(&e) == -1)
-		r->unbound_errno = errno;
-	if (cpc_strtoevent(cpc_getcpuver(), "page-faults,task-clock", &e) != 0 ||
-	    cpc_bind_event(&e, 0) != 0 || cpc_take_sample(&a) != 0)
-		return NULL;
-	touch_fresh_pages(100);
-	if (cpc_take_sample(&b) != 0)
-		return NULL;
-	r->faults = b.ce_pic[0] - a.ce_pic[0];
-	r->ok = 1;
-	return NULL;	/* exits bound: the library must release */
-}
-
-START_TEST(per_lwp_contexts)
-{
-	cpc_event_t a, b;
-	struct thread_result r;
-	memset(&r, 0, sizeof(r));
-	bind_spec("page-faults,task-clock");
-	sample(&a);
-	pthread_t t;
-	ck_assert_int_eq(pthread_create(&t, NULL, own_thread, &r), 0);
-	touch_fresh_pages(3000);
-	pthread_join(t, NULL);
-	sample(&b);
-	ck_assert_int_eq(r.ok, 1);
-	ck_assert_int_eq(r.unbound_errno, EINVAL);
-	ck_assert_msg(r.faults >= 100 && r.faults < 1000,
-	    "thread counted %llu faults (its own: 100)",
-	    (unsigned long long)r.faults);
-	ck_assert_uint_ge(b.ce_pic[0] - a.ce_pic[0], 3000);
-}
-END_TEST
-
-START_TEST(no_fd_leak_on_thread_exit)
-{
-	int before = count_open_fds();
-	for (int i = 0; i < 100; i++) {
-		struct thread_result r;
-		memset(&r, 0, sizeof(r));
-		pthread_t t;
-		ck_assert_int_eq(pthread_create(&t, NULL, own_thread, &r), 0);
-		pthread_join(t, NULL);
-		ck_assert_int_eq(r.ok, 1);
-	}
-	ck_assert_int_eq(count_open_fds(), before);
-	/* Rebinding and releasing in one thread does not leak either. */
-	for (int i = 0; i < 200; i++)
-		bind_spec("task-clock,page-faults");
-	cpc_rele();
-	ck_assert_int_eq(count_open_fds(), before);
-}
-END_TEST
-
-START_TEST(fork_child_starts_unbound)
-{
-	cpc_event_t a, b;
-	int unbound_fds = count_open_fds();
-	bind_spec("task-clock,page-faults");
-	sample(&a);
-	ck_assert_int_ge(count_open_fds(), unbound_fds);
-	pid_t pid = fork();
-	if (pid == 0) {
-		cpc_event_t e;
-		int rc = cpc_take_sample(&e);
-		int err = errno;
-		/* The child holds none of the parent's counter fds. */
-		int fds = count_open_fds();
-		_exit(rc == -1 && err == EINVAL && fds == unbound_fds ? 0 : 1);
-	}
-	int status;
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status));
-	ck_assert_int_eq(WEXITSTATUS(status), 0);
-	touch_fresh_pages(100);
-	sample(&b);
-	ck_assert_uint_ge(b.ce_pic[1] - a.ce_pic[1], 100);
-}
-END_TEST
-
-/* Sampling and rebinding from a signal handler. */
-static volatile sig_atomic_t handler_ok;
-static cpc_event_t handler_event;
-
-static void on_alarm(int sig)
-{
-	cpc_event_t s;
-	(void)sig;
-	if (cpc_take_sample(&s) != 0)
-		return;
-	handler_event.ce_pic[0] = 5000000000ULL;
-	handler_event.ce_pic[1] = 7;
-	if (cpc_bind_event(&handler_event, 0) != 0)
-		return;
-	if (cpc_take_sample(&s) != 0 || s.ce_pic[0] < 5000000000ULL ||
-	    s.ce_pic[1] < 7)
-		return;
-	handler_ok = 1;
-}
-
-START_TEST(bind_and_sample_in_handler)
-{
-	cpc_event_t b;
-	bind_spec("task-clock,page-faults");
-	handler_event = ev;
-	signal(SIGALRM, on_alarm);
-	handler_ok = 0;
-	raise(SIGALRM);
-	ck_assert_int_eq(handler_ok, 1);
-	touch_fresh_pages(10);
-	sample(&b);
-	ck_assert_uint_ge(b.ce_pic[0], 5000000000ULL);
-	ck_assert_uint_ge(b.ce_pic[1], 17);
-	signal(SIGALRM, SIG_DFL);
-}
-END_TEST
-
-/* Backend selection runs in a child started with LIBCPC_BACKEND set. */
-static char *self_path;
-
-static int run_with_backend(const char *backend, char *out, size_t n)
-{
-	int p[2];
-	if (pipe(p) != 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(p[1], STDOUT_FILENO);
-		dup2(p[1], STDERR_FILENO);
-		setenv("LIBCPC_BACKEND", backend, 1);
-		execl(self_path, self_path, "bind-once", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	size_t len = 0;
-	ssize_t got;
-	while (len + 1 < n && (got = read(p[0], out + len, n - 1 - len)) > 0)
-		len += (size_t)got;
-	out[len] = '\0';
-	close(p[0]);
-	int status;
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static int bind_once(void)
-{
-	cpc_event_t e;
-	if (cpc_strtoevent(cpc_getcpuver(), "task-clock,page-faults", &e) != 0)
-		return 2;
-	if (cpc_bind_event(&e, 0) != 0) {
-		int err = errno;
-		const char *note = cpc_linux_errnote(NULL);
-		printf("%s\nerrno=%d\n", note != NULL ? note : "", err);
-		return 1;
-	}
-	return cpc_take_sample(&e) == 0 ? 0 : 3;
-}
-
-START_TEST(backend_selection)
-{
-	char out[512];
-	struct perf_event_attr attr;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_TASK_CLOCK;
-	attr.exclude_kernel = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
-	if (fd >= 0) {
-		close(fd);
-		ck_assert_int_eq(run_with_backend("perf", out, sizeof(out)), 0);
-	} else {
-		/*
-		 * perf_event_paranoid refuses this user: the counters are
-		 * inaccessible (ENOSYS, as cpc_access says), with the cause.
-		 */
-		ck_assert_int_eq(run_with_backend("perf", out, sizeof(out)), 1);
-		ck_assert_ptr_nonnull(strstr(out, "inaccessible on this machine"));
-		ck_assert_ptr_nonnull(strstr(out, "perf_event_paranoid"));
-		char want[32];
-		snprintf(want, sizeof(want), "errno=%d", ENOSYS);
-		ck_assert_ptr_nonnull(strstr(out, want));
-	}
-	ck_assert_int_eq(run_with_backend("", out, sizeof(out)),
-	    fd >= 0 || access("/dev/cpc", F_OK) == 0 ? 0 : 1);
-	if (access("/dev/cpc", F_OK) == 0) {
-		/* The kernel module is loaded: it counts. */
-		ck_assert_int_eq(run_with_backend("kmod", out, sizeof(out)), 0);
-	} else {
-		ck_assert_int_eq(run_with_backend("kmod", out, sizeof(out)), 1);
-		ck_assert_ptr_nonnull(strstr(out, "LIBCPC_BACKEND=kmod, but the "
-		    "libcpc kernel module's device /dev/cpc cannot be used"));
-		/* The remedy too. */
-		ck_assert_ptr_nonnull(strstr(out, "load the module (modprobe "
-		    "cpc, from libcpc-dkms), or unset LIBCPC_BACKEND"));
-		ck_assert_ptr_nonnull(strstr(out, "errno=6"));	/* ENXIO */
-	}
-	ck_assert_int_eq(run_with_backend("bogus", out, sizeof(out)), 1);
-	ck_assert_ptr_nonnull(strstr(out,
-	    "bind_event: LIBCPC_BACKEND must be \"perf\" or \"kmod\""));
-}
-END_TEST
-
-int main(int argc, char **argv)
-{
-	if (argc > 1 && strcmp(argv[1], "bind-once") == 0)
-		return bind_once();
-	self_path = argv[0];
-
 	Suite *s = suite_create("counting");
 	TCase *tc = tcase_create("v1");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, v1_setup, v1_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, access_ok);
 	tcase_add_test(tc, task_clock_tracks_cpu_time);
@@ -809,11 +565,6 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, bind_errors);
 	tcase_add_test(tc, hardware_events);
 	tcase_add_test(tc, errno_preserved_on_success);
-	tcase_add_test(tc, per_lwp_contexts);
-	tcase_add_test(tc, no_fd_leak_on_thread_exit);
-	tcase_add_test(tc, fork_child_starts_unbound);
-	tcase_add_test(tc, bind_and_sample_in_handler);
-	tcase_add_test(tc, backend_selection);
 	/* Only where it applies: the module with its page's time base. */
 	if (kmod_page_time()) {
 		tcase_add_test(tc, task_clock_from_state_page);

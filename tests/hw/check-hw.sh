@@ -97,6 +97,7 @@ real() {	# real VAR PATH
 }
 real HW_NAMES "$top_builddir/tests/hw/test_hw_names"
 real HW_COUNTS "$top_builddir/tests/hw/test_hw_counts"
+real HW_OVERFLOW "$top_builddir/tests/hw/test_hw_overflow"
 real HW_ICOUNT "$top_builddir/tests/hw/test_hw_icount"
 real HW_EX1 "$top_builddir/examples/bind_event_ex1"
 real HW_EX2 "$top_builddir/examples/bind_event_ex2"

@@ -6,9 +6,9 @@
 # with hardware names, cputrack and cpustat with hardware names.  Prints
 # "HW-STEP <name> PASS|FAIL|SKIP" per step and exits 1 if any failed.
 #
-# Environment: HW_NAMES, HW_COUNTS, HW_ICOUNT (the Check programs; the
-# last only where the simulated PMU counts instructions: vm-run --icount,
-# on each backend of HW_ICOUNT_BACKENDS),
+# Environment: HW_NAMES, HW_COUNTS, HW_OVERFLOW, HW_ICOUNT (the Check
+# programs; the last only where the simulated PMU counts instructions:
+# vm-run --icount, on each backend of HW_ICOUNT_BACKENDS),
 # HW_EX1, HW_EX2
 # (examples/bind_event_ex1 and ex2), HW_CPUTRACK, HW_CPUSTAT, HW_TARGET
 # (tests/pctx_target), HW_KCTX and HW_TOOLS_ACCESS (tests/kmod/kctx_test
@@ -63,6 +63,7 @@ check() {
 
 check names "$HW_NAMES"
 check counts "$HW_COUNTS"
+check overflow "$HW_OVERFLOW"
 # Instruction counts of known code: only under qemu's -icount; on each
 # backend of HW_ICOUNT_BACKENDS (default: LIBCPC_BACKEND's) in turn.
 case $info in
@@ -93,28 +94,67 @@ ex1() {
 check example1 ex1
 
 # Example 2 unchanged: SIGEMT on counter 1's overflow (every 1000
-# events), rebinding in the handler; si_addr is the PC where the overflow
-# was noticed: the interrupted %pc, except (kmod, as on Solaris) for an
-# overflow noticed while SIGEMT was held, in the handler's own rebind,
-# and delivered after it returned: at most half of the lines.  Its work is page faults, nearly all
-# kernel time: the cycles are counted in system mode too, which only root
-# may.  At 1000 cycles per overflow and 20 x 500 page faults, many
-# overflows (at least 10; one per 100 us sample of the simulated PMU at
-# most).
+# events), rebinding in the handler.  si_addr is the PC where the overflow
+# was noticed, %pc the one the signal interrupted.  They are the same
+# wherever the signal is sent and taken on the same return to user mode:
+# an overflow noticed in user mode (the PMU's interrupt; the module's task
+# work sends SIGEMT on that interrupt's return), or in the kernel (a page
+# fault, a system call: the PC is the user PC of that entry, where the
+# return lands).  They differ only when the signal is held, and each line
+# says which of the two ways it was:
+# - noticed in the handler after its rebind (the new counters overflow at
+#   once: 1000 cycles of the handler's own code), while SIGEMT is blocked
+#   there: held (on Solaris too) and taken at the handler's return, the
+#   sigreturn, before any other instruction, so its %pc and %sp are those
+#   of the line before it (the context that handler returns to);
+# - with the module, noticed during main's first bind: the library keeps
+#   a notification that lands inside a rebind and raises it again at the
+#   bind's end (lwpctx.c: struct later_ovf), so only the first line can
+#   be such (main binds once; every later bind is in the handler).
+# Any other line with si_addr != %pc is a signal delivered late or with a
+# wrong PC.  How many are held depends on where the simulated PMU's
+# 100 us samples fall (22% to 56% measured under load): not asserted.
+# Its work is page faults, nearly all kernel time: the cycles are counted
+# in system mode too, which only root may.  At 1000 cycles per overflow
+# and 20 x 500 page faults, many overflows: the simulated PMU notices one
+# at its next 100 us sample at most, and 10,000 page faults take 10 ms
+# even at 1 us each, 100 samples: at least 10 asserted.
 ex2() {
 	if [ "$(id -u)" != 0 ]; then
 		echo "ex2: counting in system mode needs root: not run"
 		return 0
 	fi
 	out=$(PERFEVENTS="pic0=$ins,pic1=$cyc,sys" "$HW_EX2") || return 1
+	kmod=0
+	[ "${LIBCPC_BACKEND:-}" = kmod ] && kmod=1
 	printf '%s\n' "$out" | head -n 6
 	n=$(printf '%s\n' "$out" | grep -c '^lwp[0-9]* - si_addr 0x[0-9a-f]* ucontext: %pc 0x[0-9a-f]* %sp 0x[0-9a-f]*$')
 	echo "ex2: $n overflows"
 	[ "$n" -ge 10 ] || { echo "ex2: fewer than 10 overflows"; return 1; }
-	printf '%s\n' "$out" | awk '/^lwp/ { n++; if ($4 != $7) late++ }
-		END { printf "ex2: %d of %d with si_addr != %%pc\n", late, n
-			exit late * 2 > n }' ||
-		{ echo "ex2: si_addr differs from %pc too often"; return 1; }
+	printf '%s\n' "$out" | awk -v kmod="$kmod" '/^lwp/ {
+		n++
+		if ($4 != $7) {
+			late++
+			if (n > 1 && $7 == pc && $9 == sp)
+				held++
+			else if (n == 1 && kmod)
+				first++
+			else {
+				bad++
+				printf "ex2: line %d: si_addr %s, %%pc %s %%sp %s " \
+				    "(the line before: %%pc %s %%sp %s)\n", n,
+				    $4, $7, $9, pc, sp
+			}
+		}
+		pc = $7; sp = $9
+	}
+	END {
+		printf "ex2: %d of %d with si_addr != %%pc: %d held in the " \
+		    "handler before, %d at the first bind, %d otherwise\n",
+		    late, n, held, first, bad
+		exit bad > 0
+	}' || { echo "ex2: an overflow signal with si_addr != %pc that" \
+		"was not held"; return 1; }
 }
 check example2 ex2
 
@@ -137,10 +177,11 @@ ct() {
 			return 0
 		fi
 	fi
-	t0=$(date +%s%N)
+	# (busybox's date has no %N: the uptime, in hundredths of seconds)
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	out=$("$HW_CPUTRACK" -T 0 -c "$evs" "$HW_TARGET" spin 200 2>&1) || {
 		echo "$out"; return 1; }
-	t1=$(date +%s%N)
+	t1=$(cut -d' ' -f1 /proc/uptime)
 	echo "$out"
 	mhz=$(echo "$info" | sed 's/.*mhz=\([0-9]*\).*/\1/')
 	# User and system mode: the 200 ms of CPU time, at least.  User mode
@@ -150,7 +191,7 @@ ct() {
 	# run's wall time at the simulated clock.  Instructions are about
 	# half the cycles whatever the split.
 	printf '%s\n' "$out" | awk -v mhz="$mhz" -v sys="$(id -u)" \
-		-v wall=$((t1 - t0)) '
+		-v wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", (b - a + 0.01) * 1e9 }')" '
 		/ exit / { c = $4; i = $5; seen = 1 }
 		END {
 			if (!seen || c <= 0) exit 1

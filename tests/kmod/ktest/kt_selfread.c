@@ -45,6 +45,15 @@ static void *selfread_helper(void *arg)
 	return NULL;
 }
 
+/*
+ * Spinning only (page faults, at munmap's rescheduling points, switch it
+ * out), and short: the bounds are exact.
+ */
+static void selfread_work(void)
+{
+	spin_ms(20);
+}
+
 static void test_self_read(void)
 {
 	struct cpc_kreq r[3] = {
@@ -53,10 +62,10 @@ static void test_self_read(void)
 		TASK_CLOCK(CPC_KREQ_USER, 0),
 	};
 	struct cpc_ksample a, b;
+	struct clock_check cc;
 	long before, after, tbefore, tafter;
-	uint64_t t0, t1, d, sw0;
 	pthread_t helper;
-	int err, round, same = 1, tries = 0;
+	int err, round, same = 1, ok;
 	char c;
 
 	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 3, r);
@@ -66,23 +75,10 @@ static void test_self_read(void)
 		return;
 	before = kt_stat("self_reads");
 	tbefore = kt_stat("self_time_reads");
-	/*
-	 * Measured again (up to 10 times) when the thread was switched out
-	 * and task-clock misses its CPU time: the scheduler and perf charge
-	 * a switch's own path to different threads (see
-	 * test_self_read_switching).
-	 */
-	do {
-		sw0 = switches_now();
-		t0 = thread_cpu_ns();
-		sample(fd, CPC_KIOC_SAMPLE, 0, &a);
-		spin_ms(100);
-		touch_pages(50);
-		sample(fd, CPC_KIOC_SAMPLE, 0, &b);
-		t1 = thread_cpu_ns();
-		d = b.vals[2] - a.vals[2];
-	} while (!(d > (t1 - t0) * 0.9 && d < (t1 - t0) * 1.1) &&
-		 switches_now() != sw0 && ++tries < 10);
+	/* Exact bounds from the thread's CPU time (clock_nested). */
+	ok = clock_nested(fd, 2, selfread_work, &cc);
+	a = cc.a;
+	b = cc.b;
 	after = kt_stat("self_reads");
 	tafter = kt_stat("self_time_reads");
 	check(before >= 0 && after - before >= 6,
@@ -97,10 +93,14 @@ static void test_self_read(void)
 		    "self_time_reads %ld -> %ld: the on-CPU time through "
 		    "perf on this kernel",
 		    tbefore, tafter);
-	check(d > (t1 - t0) * 0.9 && d < (t1 - t0) * 1.1,
-	      "task-clock read that way: +%llu ns within 10%% of the thread's "
-	      "CPU time %llu ns", (unsigned long long)d,
-	      (unsigned long long)(t1 - t0));
+	check(ok, "task-clock read that way: +%llu ns between the thread's "
+	      "CPU time inside the samples, %llu ns, and around them, %llu ns "
+	      "(%d tries, err %d)", (unsigned long long)cc.counted,
+	      (unsigned long long)cc.inner, (unsigned long long)cc.outer,
+	      cc.tries + 1, cc.err);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &a);
+	touch_pages(50);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &b);
 	check(b.vals[1] - a.vals[1] >= 50 && b.vals[1] - a.vals[1] < 100,
 	      "page-faults read that way: +%llu for 50 fresh pages",
 	      (unsigned long long)(b.vals[1] - a.vals[1]));

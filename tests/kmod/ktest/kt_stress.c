@@ -95,7 +95,7 @@ static void test_stress(void)
 {
 	const char *self = kt_self;
 	long before, after;
-	int i, st, bad, f;
+	int i, st, bad, f, left;
 	pthread_t t[3];
 	pid_t pid, tids[3];
 
@@ -194,13 +194,13 @@ static void test_stress(void)
 	      bad);
 
 	stress_fd = fd;
-	usleep(50000);
+	left = wait_threads_gone();	/* exited, for the reaping */
 	bind1(CPC_KEV_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, CPC_KREQ_USER);
 	target(fd, CPC_KIOC_RELE, 0);	/* reaps the killed children */
 	after = kt_stat("contexts_in_use");
 	if (is_root)
-		check(after == before, "no contexts leaked (%ld -> %ld)",
-		      before, after);
+		check(after == before && left == 0, "no contexts leaked "
+		      "(%ld -> %ld; %d threads not gone)", before, after, left);
 
 	{
 		struct sigaction sa;

@@ -4,6 +4,7 @@
  * and work, identities (become another user) and child processes.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -110,6 +111,75 @@ void spin_ms(unsigned ms)
 	while (thread_cpu_ns() < end)
 		for (i = 0; i < 20000; i++)
 			x++;
+}
+
+/*
+ * Task-clock and the thread's CPU time read one clock: perf's clock and
+ * the scheduler's run-queue clock are both sched_clock on the thread's
+ * processor (these kernels have no IRQ time accounting, and an emulated
+ * guest no steal time), so over the same stretch on the processor they
+ * agree to the nanosecond.  They differ only at context switches, where
+ * each samples the clock at another point of the switch's path.  So with
+ * no context switch, reading the CPU time inside the two samples and
+ * around them gives exact bounds: inner <= counted <= outer.  Measured
+ * again, up to 20 times, while a context switch came in between (in the
+ * guest one comes every few hundred ms: kernel threads wake up).
+ * Returns whether the bounds held (cc->err: a sample's error).
+ */
+int clock_nested(int f, unsigned req, void (*work)(void),
+		 struct clock_check *cc)
+{
+	uint64_t sw, o0, i0, i1, o1;
+	int ok;
+
+	cc->tries = 0;
+	do {
+		sw = switches_now();
+		o0 = thread_cpu_ns();
+		cc->err = sample(f, CPC_KIOC_SAMPLE, 0, &cc->a);
+		i0 = thread_cpu_ns();
+		work();
+		i1 = thread_cpu_ns();
+		if (!cc->err)
+			cc->err = sample(f, CPC_KIOC_SAMPLE, 0, &cc->b);
+		o1 = thread_cpu_ns();
+		cc->counted = cc->b.vals[req] - cc->a.vals[req];
+		cc->inner = i1 - i0;
+		cc->outer = o1 - o0;
+		ok = !cc->err && cc->counted >= cc->inner &&
+		     cc->counted <= cc->outer;
+	} while (!ok && !cc->err && switches_now() != sw &&
+		 ++cc->tries < 20);
+	return ok;
+}
+
+/*
+ * Waits until this process has no thread but the calling one.  A joined
+ * thread is not yet gone: pthread_join returns when the thread's exit
+ * clears its tid word (at the release of its memory), before exit_notify
+ * marks it exited, which is what the module's reaping of contexts looks
+ * at; its /proc/self/task entry goes after that.  Returns the threads
+ * left if that takes more than 10 s (a hang, not a wait for speed).
+ */
+int wait_threads_gone(void)
+{
+	int n = 0, i;
+
+	for (i = 0; i < 10000; i++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+
+		if (!d)
+			return -1;
+		n = 0;
+		while ((e = readdir(d)) != NULL)
+			n += e->d_name[0] != '.';
+		closedir(d);
+		if (n <= 1)
+			return 0;
+		usleep(1000);
+	}
+	return n - 1;
 }
 
 /* Touches n fresh anonymous pages: n minor page faults in user mode. */

@@ -71,6 +71,8 @@ extern long kt_contexts_base;	/* contexts_in_use at start, -1 unknown */
 
 /* A statistic or capability the module reports; -1 if unreadable. */
 long kt_stat(const char *name);
+/* Root: the statistics readable by the test users (but contexts_in_use). */
+void kt_stats_open(void);
 /* 0 if the statistic can be opened for reading, else the errno. */
 int kt_stat_open_errno(const char *name);
 /* A test switch: 1 on, 0 off, -1 unreadable; set: 0 or -1. */
@@ -112,6 +114,17 @@ uint64_t mono_ns(void);
 uint64_t switches_now(void);
 void spin_ms(unsigned ms);
 void touch_pages(size_t n);
+int wait_threads_gone(void);
+
+/* A task-clock request measured against the thread's CPU time. */
+struct clock_check {
+	struct cpc_ksample a, b;	/* the samples around the work */
+	uint64_t counted;		/* request req's b - a */
+	uint64_t inner, outer;		/* CPU time inside, around them */
+	int tries, err;
+};
+int clock_nested(int f, unsigned req, void (*work)(void),
+		 struct clock_check *cc);
 
 gid_t device_gid(void);
 void become(uid_t id, int member);
