@@ -201,7 +201,7 @@ START_TEST(user_and_system_modes)
 	 * quiet host, 18.6 ms user to 18.2 ms system on a loaded one).  So
 	 * here: system mode counts at least 5 ms of the 30; which mode is
 	 * which is decided by the spin below, which has no kernel time to
-	 * misplace.  (The icount runs split the modes exactly.)
+	 * misplace.  (The icount runs check the modes by instruction counts.)
 	 */
 	ck_assert_msg(s1 - s0 > cycles_for_ns(5e6),
 	    "read() loop: %" PRIu64 " user, %" PRIu64 " system cycles",
