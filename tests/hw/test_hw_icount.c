@@ -122,8 +122,10 @@ static void snapshot(struct snap *s)
 	if (f != NULL) {
 		while (fgets(line, sizeof(line), f) != NULL) {
 			char *p = strchr(line, ':');
-			/* IRQ work: perf's signal after an overflow. */
-			if (p == NULL || strncmp(line, "IWI:", 4) == 0)
+			const char *nm = line + strspn(line, " ");
+			/* IRQ work: perf's signal after an overflow (the
+			 * names are right-aligned: "  IWI:"). */
+			if (p == NULL || strncmp(nm, "IWI:", 4) == 0)
 				continue;
 			uint64_t v = strtoull(p + 1, NULL, 10);
 			s->irqs += v;
