@@ -245,6 +245,8 @@ int main(int argc, char **argv)
 		nsel += sel[k];
 	}
 
+	if ((user || kt_stranger) && geteuid() == 0)
+		kt_stats_open();
 	if (user && geteuid() == 0)
 		drop_to_nobody();
 	if (kt_stranger && geteuid() == 0)
