@@ -509,8 +509,11 @@ START_TEST(overflow_at_the_predicted_instruction)
 	if (be != NULL && strcmp(be, "kmod") == 0) {
 		/*
 		 * Not asserted yet: through the kernel module (its limit
-		 * counter, perf_event_refresh) no SIGEMT came within the
-		 * loop in icount mode; under investigation.
+		 * counter, perf_event_refresh) the overflow lands at the
+		 * predicted instruction since simpmu keeps an overflow that
+		 * is due at sched out (7 runs on 7.3: 197107, 197123 and
+		 * 197043 for 2^64-200000, D within the bound), but one of
+		 * those 7 runs got no SIGEMT at all (cause not found yet).
 		 */
 		printf("overflow_at_the_predicted_instruction: not run on "
 		       "the kernel module backend (open issue)\n");
