@@ -52,8 +52,8 @@ struct kt_suite {
 
 /* The suites, in the order they run (each defined by its file). */
 extern const struct kt_suite kt_suite_abi, kt_suite_bind, kt_suite_selfread,
-	kt_suite_page, kt_suite_overflow, kt_suite_access, kt_suite_lifetime,
-	kt_suite_stress;
+	kt_suite_page, kt_suite_overflow, kt_suite_access, kt_suite_ids,
+	kt_suite_lifetime, kt_suite_stress;
 
 /* One assertion of the running test (thread-safe; never from a handler). */
 void check(int ok, const char *fmt, ...)
