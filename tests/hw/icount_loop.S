@@ -8,6 +8,8 @@
  * dec %r8, jnz), then ret; the body starts at hw_icount_body.
  * hw_icount_sysloop(n): mov, then n iterations of 6 user instructions
  * (mov, syscall getppid, nop, nop, dec %r8, jnz), then ret.
+ * hw_icount_sysloop12(n): the same with 6 more nops: 12 user
+ * instructions per iteration.
  */
 #ifdef __x86_64__
 	.text
@@ -39,6 +41,26 @@ hw_icount_sysloop:
 	jnz	1b
 	ret
 	.size	hw_icount_sysloop, . - hw_icount_sysloop
+
+	.globl	hw_icount_sysloop12
+	.type	hw_icount_sysloop12, @function
+hw_icount_sysloop12:
+	movq	%rdi, %r8
+1:
+	movl	$110, %eax	/* __NR_getppid */
+	syscall
+	nop
+	nop
+	nop
+	nop
+	nop
+	nop
+	nop
+	nop
+	decq	%r8
+	jnz	1b
+	ret
+	.size	hw_icount_sysloop12, . - hw_icount_sysloop12
 #endif
 
 	.section .note.GNU-stack, "", @progbits

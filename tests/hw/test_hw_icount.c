@@ -46,9 +46,11 @@
 /* tests/hw/icount_loop.S */
 void hw_icount_loop(unsigned long n);
 void hw_icount_sysloop(unsigned long n);
+void hw_icount_sysloop12(unsigned long n);
 extern const char hw_icount_body[], hw_icount_body_end[];
 #define LOOP_K 4	/* instructions per iteration of hw_icount_loop */
 #define SYS_K 6		/* user instructions per iteration of hw_icount_sysloop */
+#define SYS12_K 12	/* ... of hw_icount_sysloop12 */
 
 #define TRIES 40
 
@@ -56,6 +58,7 @@ extern const char hw_icount_body[], hw_icount_body_end[];
 /* Never called (main skips): the assembly is x86-64 only. */
 void hw_icount_loop(unsigned long n) { (void)n; }
 void hw_icount_sysloop(unsigned long n) { (void)n; }
+void hw_icount_sysloop12(unsigned long n) { (void)n; }
 const char hw_icount_body[1], hw_icount_body_end[1];
 #define REG_R8 0
 #endif
@@ -119,8 +122,10 @@ static void snapshot(struct snap *s)
 	if (f != NULL) {
 		while (fgets(line, sizeof(line), f) != NULL) {
 			char *p = strchr(line, ':');
-			/* IRQ work: perf's signal after an overflow. */
-			if (p == NULL || strncmp(line, "IWI:", 4) == 0)
+			const char *nm = line + strspn(line, " ");
+			/* IRQ work: perf's signal after an overflow (the
+			 * names are right-aligned: "  IWI:"). */
+			if (p == NULL || strncmp(nm, "IWI:", 4) == 0)
 				continue;
 			uint64_t v = strtoull(p + 1, NULL, 10);
 			s->irqs += v;
@@ -297,12 +302,12 @@ END_TEST
 #define M 200UL
 
 /*
- * Instructions per iteration of hw_icount_sysloop in each of the n modes,
- * counted by one set (so that the simulated PMU's own probes do the same
- * work for every count), in quiet windows of M and 3M iterations.
+ * The instructions counted in each of the n modes (one set, so that the
+ * simulated PMU's probes and reads do the same work for every count)
+ * around work(M) (w[0]) and work(3M) (w[1]), in quiet windows.
  */
-static void sysloop_per_iteration(const unsigned *modes, int n,
-    uint64_t *out)
+static void sysloop_windows(void (*work)(unsigned long),
+    const unsigned *modes, int n, uint64_t w[2][3])
 {
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
@@ -314,8 +319,7 @@ static void sysloop_per_iteration(const unsigned *modes, int n,
 	cpc_buf_t *b0 = cpc_buf_create(cpc, set), *b1 = cpc_buf_create(cpc, set);
 	ck_assert_msg(cpc_bind_curlwp(cpc, set, 0) == 0, "bind: %s",
 	    strerror(errno));
-	hw_icount_sysloop(10);
-	uint64_t w[2][3] = { { 0 } };
+	work(10);
 	for (int k = -1; k < 2; k++) {
 		unsigned long iters = k == 1 ? 3 * M : M;
 		int t;
@@ -323,7 +327,7 @@ static void sysloop_per_iteration(const unsigned *modes, int n,
 			struct snap a, b;
 			snapshot(&a);
 			ck_assert_int_eq(cpc_set_sample(cpc, set, b0), 0);
-			hw_icount_sysloop(iters);
+			work(iters);
 			ck_assert_int_eq(cpc_set_sample(cpc, set, b1), 0);
 			snapshot(&b);
 			if (quiet(&a, &b, 0))
@@ -339,58 +343,69 @@ static void sysloop_per_iteration(const unsigned *modes, int n,
 		}
 	}
 	cpc_close(cpc);
-	for (int i = 0; i < n; i++) {
-		ck_assert_msg((w[1][i] - w[0][i]) % (2 * M) == 0,
-		    "%" PRIu64 " instructions (modes %#x) for %lu more "
-		    "iterations: not the same number in each",
-		    w[1][i] - w[0][i], modes[i], 2 * M);
-		out[i] = (w[1][i] - w[0][i]) / (2 * M);
-	}
+}
+
+/* User-mode instructions per iteration of work: the same in each. */
+static uint64_t user_per_iteration(void (*work)(unsigned long))
+{
+	static const unsigned user = CPC_COUNT_USER;
+	uint64_t w[2][3];
+	sysloop_windows(work, &user, 1, w);
+	ck_assert_msg((w[1][0] - w[0][0]) % (2 * M) == 0,
+	    "%" PRIu64 " user-mode instructions for %lu more iterations: "
+	    "not the same number in each", w[1][0] - w[0][0], 2 * M);
+	return (w[1][0] - w[0][0]) / (2 * M);
 }
 
 /*
- * M and 3M iterations of 6 user instructions and a getppid() system call
- * (raw, in assembly): the difference is the same whole number of
- * instructions per iteration in each mode.  User mode: 6 + e, where e is
- * the kernel's entry and exit instructions per system call outside the
- * simulated PMU's probes (a constant of the kernel's entry code, counted
- * as user mode: tests/kmod/simpmu/README.md).  With system mode (root):
- * the kernel's instructions between the probes are counted only there,
- * and user plus system is exactly both together: each instruction is
- * counted in one mode.
+ * Loops of 6 and of 12 user instructions and a getppid() system call
+ * (raw, in assembly), in windows of M and 3M iterations.  User mode
+ * counts the same whole number of instructions in each iteration: the
+ * loop's user instructions plus e, the kernel's entry and exit
+ * instructions outside the simulated PMU's sys_enter/sys_exit probes
+ * (from syscall to the first probe's clock read, and from the second
+ * probe's clock read to sysret: tests/kmod/simpmu/README.md), which it
+ * counts as user mode.  e is a constant of the kernel's system-call path,
+ * not of the user code: the 12-instruction loop counts EXACTLY 6 more
+ * per iteration, and a loop with no system call counts its user
+ * instructions exactly (known_loop_exact).  (e as measured, printed:
+ * 325 to 491 on 5.10 to 7.3.)
+ * As root, with three counters, each instruction of a window is counted
+ * in exactly one mode: user + system == both, window by window.  (The
+ * kernel-mode count per iteration is not asserted constant: the kernel's
+ * own path varies, 144405 for 400 calls once on 5.10.)
  */
 START_TEST(user_only_excludes_system_calls)
 {
-	static const unsigned modes[3] = { CPC_COUNT_USER, CPC_COUNT_SYSTEM,
-		CPC_COUNT_USER | CPC_COUNT_SYSTEM };
-	uint64_t v[3] = { 0 };
+	uint64_t u6 = user_per_iteration(hw_icount_sysloop);
+	uint64_t u12 = user_per_iteration(hw_icount_sysloop12);
+	printf("user_only_excludes_system_calls: user mode per iteration: "
+	       "%" PRIu64 " = %d user + %" PRIu64 " entry/exit; %" PRIu64
+	       " = %d user + %" PRIu64 "; expected difference %d, measured %"
+	       PRIu64 "\n", u6, SYS_K, u6 - SYS_K, u12, SYS12_K,
+	    u12 - SYS12_K, SYS12_K - SYS_K, u12 - u6);
+	ck_assert_uint_ge(u6, SYS_K);
+	ck_assert_uint_eq(u12 - u6, SYS12_K - SYS_K);
 	cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
 	ck_assert_ptr_nonnull(cpc);
 	int npic = (int)cpc_npic(cpc);
 	cpc_close(cpc);
-	int all = geteuid() == 0 && npic >= 3;
-	sysloop_per_iteration(modes, all ? 3 : 1, v);
-	ck_assert_uint_ge(v[0], SYS_K);
-	printf("user_only_excludes_system_calls: user mode %" PRIu64
-	       " per iteration: %d user + %" PRIu64 " entry/exit\n",
-	    v[0], SYS_K, v[0] - SYS_K);
-	if (geteuid() != 0)
+	if (geteuid() != 0 || npic < 3)
 		return;
-	if (!all) {
-		/* Two counters (the cpuver's): system and both, together. */
-		sysloop_per_iteration(modes + 1, 2, v + 1);
-		printf("user_only_excludes_system_calls: system mode %" PRIu64
-		       ", both %" PRIu64 " per iteration (%d counters)\n",
-		    v[1], v[2], npic);
-		ck_assert_uint_gt(v[1], 0);
-		ck_assert_uint_lt(v[1], v[2]);
-		ck_assert_uint_lt(v[0], v[2]);
-		return;
+	static const unsigned modes[3] = { CPC_COUNT_USER, CPC_COUNT_SYSTEM,
+		CPC_COUNT_USER | CPC_COUNT_SYSTEM };
+	uint64_t w[2][3];
+	sysloop_windows(hw_icount_sysloop, modes, 3, w);
+	for (int k = 0; k < 2; k++) {
+		printf("user_only_excludes_system_calls: %lu iterations: user "
+		       "%" PRIu64 " + system %" PRIu64 " = %" PRIu64
+		       ", both counted %" PRIu64 "\n", k ? 3 * M : M, w[k][0],
+		    w[k][1], w[k][0] + w[k][1], w[k][2]);
+		ck_assert_uint_eq(w[k][0] + w[k][1], w[k][2]);
+		ck_assert_uint_gt(w[k][1], (k ? 3 * M : M));
 	}
-	printf("user_only_excludes_system_calls: system mode %" PRIu64
-	       ", both %" PRIu64 " per iteration\n", v[1], v[2]);
-	ck_assert_uint_eq(v[0] + v[1], v[2]);
-	ck_assert_uint_gt(v[1], 0);
+	/* User mode in this set: the same as counted alone, per iteration. */
+	ck_assert_uint_eq((w[1][0] - w[0][0]) % (2 * M), 0);
 }
 END_TEST
 
@@ -494,8 +509,11 @@ START_TEST(overflow_at_the_predicted_instruction)
 	if (be != NULL && strcmp(be, "kmod") == 0) {
 		/*
 		 * Not asserted yet: through the kernel module (its limit
-		 * counter, perf_event_refresh) no SIGEMT came within the
-		 * loop in icount mode; under investigation.
+		 * counter, perf_event_refresh) the overflow lands at the
+		 * predicted instruction since simpmu keeps an overflow that
+		 * is due at sched out (7 runs on 7.3: 197107, 197123 and
+		 * 197043 for 2^64-200000, D within the bound), but one of
+		 * those 7 runs got no SIGEMT at all (cause not found yet).
 		 */
 		printf("overflow_at_the_predicted_instruction: not run on "
 		       "the kernel module backend (open issue)\n");

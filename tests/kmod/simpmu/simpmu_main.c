@@ -100,6 +100,8 @@ struct simpmu_event {
 	u64 counted_ns;		/* time counted so far (counted modes) */
 	unsigned int divisor;	/* simpmu_divisor() of the encoding */
 	u8 mode;		/* mode the time since last_ns is given to */
+	bool ovf_pending;	/* stopped with its period run out, no tick yet */
+	s64 stop_left;		/* period_left when it was stopped */
 };
 
 /* Per CPU: its counters and its tick. */
@@ -257,11 +259,21 @@ static void simpmu_read(struct perf_event *event)
 
 static void simpmu_stop(struct perf_event *event, int flags)
 {
+	struct simpmu_event *p = event->pmu_private;
 	struct hw_perf_event *hwc = &event->hw;
 
 	if (!(hwc->state & PERF_HES_STOPPED)) {
 		simpmu_advance(event, simpmu_now(), simpmu_mode_point_now());
 		hwc->state |= PERF_HES_STOPPED;
+		/*
+		 * icount mode: its period ran out after the last timer (by
+		 * instructions of the interrupt or system call that
+		 * switches it out): the overflow the hardware would have
+		 * raised is still due, at the first timer after the start.
+		 */
+		p->stop_left = local64_read(&hwc->period_left);
+		p->ovf_pending = simpmu_icount() && is_sampling_event(event) &&
+				 p->stop_left <= 0;
 	}
 	hwc->state |= PERF_HES_UPTODATE;
 }
@@ -273,8 +285,15 @@ static void simpmu_start(struct perf_event *event, int flags)
 
 	if (!(hwc->state & PERF_HES_STOPPED))
 		return;
-	if (flags & PERF_EF_RELOAD)
+	/*
+	 * Reloading would drop an overflow that is due (simpmu_stop()),
+	 * unless perf set a new period meanwhile (period_left changed).
+	 */
+	if ((flags & PERF_EF_RELOAD) &&
+	    !(p->ovf_pending &&
+	      local64_read(&hwc->period_left) == p->stop_left))
 		simpmu_set_period(event);
+	p->ovf_pending = false;
 	p->last_ns = simpmu_now();
 	p->mode = simpmu_mode_point_now();
 	hwc->state = 0;
