@@ -89,6 +89,28 @@ uint64_t raw_ns(void)
 }
 
 /*
+ * With the TSC as the clock source (stable), sched_clock and the clock
+ * source scale the same TSC, so they agree but for CLOCK_MONOTONIC's NTP
+ * slew (MONOTONIC_SLEW; the raw clock has none).  Where the kernel found
+ * the TSC unstable (an emulated guest's watchdog switches to hpet),
+ * sched_clock_cpu keeps each processor's clock between the
+ * CLOCK_MONOTONIC of its last tick and one tick after it: two ticks
+ * either way over a stretch, 10 ms each at HZ = 100, the lowest.
+ */
+uint64_t sched_clock_slack_ns(void)
+{
+	char cs[32] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+			"current_clocksource", "r");
+	if (f != NULL) {
+		if (fgets(cs, sizeof(cs), f) == NULL)
+			cs[0] = '\0';
+		fclose(f);
+	}
+	return strcmp(cs, "tsc\n") == 0 ? 0 : 2 * 10000000u;
+}
+
+/*
  * Why [inner, outer] is exact.  Task-clock and cpu-clock count the time
  * the thread's perf context (or the module's context) is scheduled in,
  * read from the processor's sched_clock (local_clock); the thread's CPU

@@ -49,6 +49,14 @@ void nested_in(struct nested_clock *n);
 void nested_out(struct nested_clock *n);
 void nested_close(struct nested_clock *n);
 int nested_holds(const struct nested_clock *n, double counted);
+/*
+ * How far a processor's sched_clock (cpu-clock, task-clock) can run
+ * ahead of or behind CLOCK_MONOTONIC over a stretch, beyond their rates
+ * (testutil.c): 0 with the TSC as the clock source, two ticks otherwise.
+ */
+uint64_t sched_clock_slack_ns(void);
+/* NTP's largest frequency adjustment of CLOCK_MONOTONIC (500 ppm). */
+#define MONOTONIC_SLEW 500e-6
 /* Monotonic raw time (CLOCK_MONOTONIC_RAW), in nanoseconds. */
 uint64_t raw_ns(void);
 /* Spins on the CPU for about ns nanoseconds of thread CPU time. */

@@ -128,24 +128,11 @@ static double tsc_per_ns(void)
 /*
  * The most ns a processor's clock (cpu-clock: its sched_clock) can
  * advance while wall_ns pass on the larger of CLOCK_MONOTONIC and
- * CLOCK_MONOTONIC_RAW.  With the TSC as the clock source, sched_clock
- * scales the same TSC as the raw clock: no more.  Where the kernel found
- * the TSC unstable (an emulated guest's watchdog switches to hpet),
- * sched_clock_cpu keeps each processor's clock within one tick after the
- * CLOCK_MONOTONIC of its last tick: two ticks more at most (10 ms at HZ
- * = 100, the lowest).
+ * CLOCK_MONOTONIC_RAW (sched_clock_slack_ns in testutil.c).
  */
 static uint64_t clock_bound(uint64_t wall_ns)
 {
-	char cs[32] = "";
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
-			"current_clocksource", "r");
-	if (f != NULL) {
-		if (fgets(cs, sizeof(cs), f) == NULL)
-			cs[0] = '\0';
-		fclose(f);
-	}
-	return wall_ns + (strncmp(cs, "tsc\n", 4) == 0 ? 0 : 2 * 10000000u);
+	return wall_ns + sched_clock_slack_ns();
 }
 
 static cpc_t *cpc;
