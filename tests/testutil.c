@@ -163,9 +163,15 @@ void nested_close(struct nested_clock *n)
 	n->switched = thread_switches() != n->sw;
 }
 
+/*
+ * Only a stretch without a context switch counts: with one, the wall
+ * time around the samples includes time off the processor, which would
+ * hide a count too high.
+ */
 int nested_holds(const struct nested_clock *n, double counted)
 {
-	return counted >= (double)n->inner && counted <= (double)n->outer;
+	return !n->switched && counted >= (double)n->inner &&
+	       counted <= (double)n->outer;
 }
 
 static volatile uint64_t burn_sink;

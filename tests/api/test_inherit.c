@@ -550,8 +550,9 @@ START_TEST(aggregate_survives_rebind)
 		ck_assert_int_eq(cpc_take_group_sample(&g2), 0);
 		nested_close(&n);
 		clock = g2.ce_pic[k == 0 ? 1 : 0];
-	} while (clock > n.outer && n.switched && ++tries < NESTED_TRIES);
-	ck_assert_msg(clock <= n.outer,
+	} while (!nested_holds(&n, (double)clock) && n.switched &&
+		 ++tries < NESTED_TRIES);
+	ck_assert_msg(nested_holds(&n, (double)clock),
 	    "new aggregate's task-clock %llu, at most %llu ns on the "
 	    "processor (the old one's %llu; %s)",
 	    (unsigned long long)clock, (unsigned long long)n.outer,
