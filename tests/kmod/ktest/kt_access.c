@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kt_access.c: who may open the device and count what: the access policy
- * (access, access_gid, CAP_PERFMON, CAP_KILL), SYSTEM mode and the limits.
+ * (access, access_gid, CAP_PERFMON, CAP_KILL), SYSTEM mode, the limits, and
+ * whose dumpability the ptrace-style check looks at.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -251,6 +253,180 @@ static void test_policy(void)
 	      "(%d)", r);
 }
 
+/* ---- dumpability: the target's, not the caller's ------------------ */
+
+/*
+ * A process of the caller's user whose dumpability the test sets through
+ * a pipe ('u' undumpable, 'd' dumpable, 'q' quit); it answers each
+ * command with its dumpability as prctl(PR_GET_DUMPABLE) reads it.
+ */
+struct puppet {
+	pid_t pid;
+	int cmd, ack;
+};
+
+static int puppet_start(struct puppet *p)
+{
+	int c[2], a[2];
+	char ch;
+
+	if (pipe(c) || pipe(a))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		close(c[1]);
+		close(a[0]);
+		while (read(c[0], &ch, 1) == 1 && ch != 'q') {
+			prctl(PR_SET_DUMPABLE, ch == 'd', 0, 0, 0);
+			ch = (char)prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+			if (write(a[1], &ch, 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(c[0]);
+	close(a[1]);
+	p->cmd = c[1];
+	p->ack = a[0];
+	return 0;
+}
+
+/* Sends a command; returns the puppet's dumpability after it, or -1. */
+static int puppet_do(struct puppet *p, char ch)
+{
+	char got;
+
+	if (write(p->cmd, &ch, 1) != 1 || read(p->ack, &got, 1) != 1)
+		return -1;
+	return got;
+}
+
+static void puppet_end(struct puppet *p)
+{
+	int st;
+
+	if (write(p->cmd, "q", 1) != 1)
+		kill(p->pid, SIGKILL);
+	waitpid(p->pid, &st, 0);
+	close(p->cmd);
+	close(p->ack);
+}
+
+/* The ioctls that name a thread, each on @tid: how many did not give
+ * @want (each printed). */
+static int seven_ops(int f, pid_t tid, int want, const char *what)
+{
+	static const struct {
+		const char *name;
+		unsigned long cmd;
+		int kind;	/* 0 bind, 1 sample, 2 target */
+	} ops[] = {
+		{ "BIND", CPC_KIOC_BIND, 0 },
+		{ "SAMPLE", CPC_KIOC_SAMPLE, 1 },
+		{ "RESTART", CPC_KIOC_RESTART, 2 },
+		{ "GROUP_OPEN", CPC_KIOC_GROUP_OPEN, 0 },
+		{ "GROUP_SAMPLE", CPC_KIOC_GROUP_SAMPLE, 1 },
+		{ "GROUP_CLOSE", CPC_KIOC_GROUP_CLOSE, 2 },
+		{ "RELE", CPC_KIOC_RELE, 2 },
+	};
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	struct cpc_ksample s;
+	unsigned i;
+	int bad = 0, err;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		err = ops[i].kind == 0 ?
+			      bind_reqs(f, ops[i].cmd, tid, 0, 1, &r) :
+		      ops[i].kind == 1 ? sample(f, ops[i].cmd, tid, &s) :
+					 target(f, ops[i].cmd, tid);
+		if (err != want) {
+			printf("# %s, %s: %s, not %s\n", what, ops[i].name,
+			       err ? strerror(err) : "0",
+			       want ? strerror(want) : "0");
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/*
+ * As an unprivileged user: a process of the same user that made itself
+ * undumpable is refused whatever the caller's own dumpability, one that
+ * is dumpable is allowed even to an undumpable caller, and a target that
+ * turns undumpable after the bind is refused from then on.  Returns a
+ * bit per failed step (each printed).
+ */
+static int child_dumpability(void *arg)
+{
+	struct cpc_kreq r = TASK_CLOCK(CPC_KREQ_USER, 0);
+	struct cpc_ksample s;
+	struct puppet p;
+	int f, bad = 0, d;
+
+	(void)arg;
+	if (is_root)
+		drop_to_nobody();
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	f = open_cpc();
+	if (f < 0 || puppet_start(&p) != 0)
+		return 64;
+
+	/* The target undumpable, the caller dumpable: refused. */
+	d = puppet_do(&p, 'u');
+	if (d != 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 1)
+		bad |= 32;
+	if (seven_ops(f, p.pid, EPERM, "undumpable target, dumpable caller"))
+		bad |= 1;
+
+	/* The target dumpable, the caller undumpable: allowed. */
+	d = puppet_do(&p, 'd');
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (d != 1 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0)
+		bad |= 32;
+	if (bind_reqs(f, CPC_KIOC_BIND, p.pid, 0, 1, &r) != 0 ||
+	    seven_ops(f, p.pid, 0, "dumpable target, undumpable caller"))
+		bad |= 2;
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+
+	/* Bound while dumpable, then undumpable: refused from then on. */
+	if (bind_reqs(f, CPC_KIOC_BIND, p.pid, 0, 1, &r) != 0)
+		bad |= 4;
+	if (puppet_do(&p, 'u') != 0)
+		bad |= 32;
+	if (sample(f, CPC_KIOC_SAMPLE, p.pid, &s) != EPERM ||
+	    target(f, CPC_KIOC_RESTART, p.pid) != EPERM ||
+	    target(f, CPC_KIOC_RELE, p.pid) != EPERM)
+		bad |= 8;
+	if (puppet_do(&p, 'd') != 1 ||
+	    sample(f, CPC_KIOC_SAMPLE, p.pid, &s) != 0 ||
+	    target(f, CPC_KIOC_RELE, p.pid) != 0)
+		bad |= 16;
+	puppet_end(&p);
+	close(f);
+	return bad;
+}
+
+static void test_undumpable_target(void)
+{
+	int st = in_child(child_dumpability, NULL);
+
+	check(!(st & 64), "uid %d: a fresh file and a target process of the "
+	      "same user (status %d)", is_root ? NOBODY : (int)geteuid(), st);
+	if (st & 64)
+		return;
+	check(!(st & 32), "prctl(PR_SET_DUMPABLE) set what the steps need");
+	check(!(st & 1), "a same-user target that made itself undumpable: "
+	      "all seven thread ioctls EPERM to a dumpable caller");
+	check(!(st & 2), "a dumpable target: all seven allowed to a caller "
+	      "that made itself undumpable (the target's dumpability counts)");
+	check(!(st & 4), "a dumpable target bound");
+	check(!(st & 8), "once it turns undumpable: SAMPLE, RESTART, RELE "
+	      "EPERM");
+	check(!(st & 16), "dumpable again: SAMPLE and RELE allowed");
+}
+
 /* ---- limits: counters per user, sets per thread -------------------- */
 
 static int child_limit_events(void *arg)
@@ -339,5 +515,7 @@ static const struct kt_test tests[] = {
 	{ "policy", test_policy, KT_STRANGER,
 	  "access, access_gid, the device's mode, CAP_PERFMON and CAP_KILL" },
 	{ "limits", test_limits, 0, "max_events and max_sets_per_thread" },
+	{ "undumpable_target", test_undumpable_target, 0,
+	  "a same-user target's dumpability, not the caller's, decides" },
 };
 KT_SUITE(access, tests);

@@ -51,7 +51,7 @@ long kt_contexts_base = -1;
 static const struct kt_suite *const suites[] = {
 	&kt_suite_abi,	    &kt_suite_bind,	&kt_suite_selfread,
 	&kt_suite_page,	    &kt_suite_overflow, &kt_suite_access,
-	&kt_suite_lifetime, &kt_suite_stress,
+	&kt_suite_ids,	    &kt_suite_lifetime, &kt_suite_stress,
 };
 #define NSUITES (sizeof(suites) / sizeof(suites[0]))
 
@@ -245,6 +245,8 @@ int main(int argc, char **argv)
 		nsel += sel[k];
 	}
 
+	if ((user || kt_stranger) && geteuid() == 0)
+		kt_stats_open();
 	if (user && geteuid() == 0)
 		drop_to_nobody();
 	if (kt_stranger && geteuid() == 0)

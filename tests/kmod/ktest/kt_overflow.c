@@ -367,6 +367,157 @@ static void test_frozen_restart(void)
 	      (unsigned long long)s.vals[0], (unsigned long long)s.vals[1]);
 }
 
+/* ---- a notifying clock at its period's boundaries ------------------ */
+
+static volatile int clk_sigs;
+static volatile uint64_t clk_at;	/* mono_ns() in the last handler */
+
+static void clk_handler(int sig)
+{
+	(void)sig;
+	clk_sigs++;
+	clk_at = mono_ns();
+}
+
+/* Spins until a signal came or @ms of CPU time passed. */
+static void spin_for_signal(unsigned ms)
+{
+	uint64_t end = thread_cpu_ns() + ms * 1000000ull;
+
+	while (!clk_sigs && thread_cpu_ns() < end)
+		spin_ms(1);
+}
+
+/*
+ * The count at a clock's overflow, sampled frozen: it passed 2^64 - 1
+ * (it reads D + v - D = v, small) no later than the handler ran: preset
+ * + (D + v) counted ns, at most the ns since @t0 (taken before the bind
+ * or restart) when the handler ran.
+ */
+static void check_clock_freeze(const char *name, uint64_t d, uint64_t t0,
+			       const char *when)
+{
+	struct cpc_ksample s, s2;
+	uint64_t v;
+
+	spin_ms(3 * d / 1000000);	/* no second signal: it is frozen */
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	v = s.vals[0];
+	check(clk_sigs == 1, "%s %s: exactly one SIGEMT (%d)", name, when,
+	      clk_sigs);
+	check((s.flags & CPC_KSAMPLE_FROZEN) && v < (1ull << 62) && clk_at &&
+	      d + v <= clk_at - t0, "%s %s: frozen %llu ns past 2^64 - 1; "
+	      "%llu ns of count <= %llu ns elapsed at the handler", name, when,
+	      (unsigned long long)v, (unsigned long long)(d + v),
+	      (unsigned long long)(clk_at - t0));
+	spin_ms(5);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s2);
+	check(s2.vals[0] == v && (s2.flags & CPC_KSAMPLE_FROZEN) &&
+	      clk_sigs == 1, "%s %s: stays frozen at %llu", name, when,
+	      (unsigned long long)s2.vals[0]);
+}
+
+/*
+ * A clock that notifies overflow, preset 2^64 - D: one signal when the
+ * count passes 2^64 - 1 (D ns of counting), frozen there; RESTART reads
+ * the preset again and the next signal comes D ns later, once.  Perf's
+ * clocks sample from an hrtimer, not from the count itself, so this is
+ * the module's own arithmetic of the period.
+ */
+static void clock_overflow(uint64_t config, const char *name)
+{
+	const uint64_t d = 20000000;	/* 20 ms */
+	struct cpc_kreq r = mkreq(CPC_KEV_SOFTWARE, config,
+				  CPC_KREQ_USER | CPC_KREQ_OVF_EMT, -d);
+	struct cpc_ksample s;
+	uint64_t t0, t1;
+	int err;
+
+	clk_sigs = 0;
+	clk_at = 0;
+	t0 = mono_ns();
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	check(err == 0, "bind %s with OVF_EMT, preset 2^64 - 20 ms (%d)", name,
+	      err);
+	if (err)
+		return;
+	spin_for_signal(2000);
+	check_clock_freeze(name, d, t0, "at 2^64");
+
+	clk_sigs = 0;
+	clk_at = 0;
+	t0 = mono_ns();
+	err = target(fd, CPC_KIOC_RESTART, 0);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	t1 = mono_ns();
+	check(err == 0 && s.flags == 0 && s.vals[0] >= -d &&
+	      s.vals[0] - -d <= t1 - t0, "%s RESTART: the preset again, + %lld "
+	      "ns (<= %llu elapsed)", name, (long long)(s.vals[0] + d),
+	      (unsigned long long)(t1 - t0));
+	spin_for_signal(2000);
+	check_clock_freeze(name, d, t0, "after RESTART");
+	target(fd, CPC_KIOC_RELE, 0);
+}
+
+/*
+ * The longest notifying period perf takes is 2^63 - 1 (preset 2^63 + 1);
+ * preset 2^63 (a period of 2^63) and below do not notify (cpc(4)).  A
+ * period of 2^63 given to perf's clocks would be negative there and fire
+ * within microseconds.  Without OVF_EMT a count passes 2^64 silently.
+ */
+static void clock_no_overflow(uint64_t config, const char *name)
+{
+	static const uint64_t presets[] = { 1ull << 63, (1ull << 63) + 1 };
+	const uint64_t d = 2000000;	/* 2 ms */
+	struct cpc_kreq r;
+	struct cpc_ksample s;
+	uint64_t t0, t1;
+	unsigned i;
+	int err;
+
+	for (i = 0; i < 2; i++) {
+		r = mkreq(CPC_KEV_SOFTWARE, config,
+			  CPC_KREQ_USER | CPC_KREQ_OVF_EMT, presets[i]);
+		clk_sigs = 0;
+		t0 = mono_ns();
+		err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+		spin_ms(30);
+		sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+		t1 = mono_ns();
+		check(err == 0 && clk_sigs == 0 && s.flags == 0 &&
+		      s.vals[0] > presets[i] &&
+		      s.vals[0] - presets[i] <= t1 - t0, "%s OVF_EMT preset "
+		      "2^63%s: no signal in 30 ms, counts on from it (+%llu "
+		      "ns, %d signals)", name, i ? " + 1" : "",
+		      (unsigned long long)(s.vals[0] - presets[i]), clk_sigs);
+	}
+	r = mkreq(CPC_KEV_SOFTWARE, config, CPC_KREQ_USER, -d);
+	clk_sigs = 0;
+	err = bind_reqs(fd, CPC_KIOC_BIND, 0, 0, 1, &r);
+	spin_ms(20);
+	sample(fd, CPC_KIOC_SAMPLE, 0, &s);
+	check(err == 0 && clk_sigs == 0 && s.flags == 0 &&
+	      s.vals[0] < (1ull << 62) && s.vals[0] >= 10000000,
+	      "%s without OVF_EMT, preset 2^64 - 2 ms: wraps silently and "
+	      "counts on (%llu, %d signals)", name,
+	      (unsigned long long)s.vals[0], clk_sigs);
+	target(fd, CPC_KIOC_RELE, 0);
+}
+
+static void test_clock_boundary(void)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = clk_handler;
+	sigaction(SIGSTKFLT, &sa, &old);
+	clock_overflow(PERF_COUNT_SW_TASK_CLOCK, "task-clock");
+	clock_overflow(PERF_COUNT_SW_CPU_CLOCK, "cpu-clock");
+	clock_no_overflow(PERF_COUNT_SW_TASK_CLOCK, "task-clock");
+	clock_no_overflow(PERF_COUNT_SW_CPU_CLOCK, "cpu-clock");
+	sigaction(SIGSTKFLT, &old, NULL);
+}
+
 static const struct kt_test tests[] = {
 	{ "stopped_read", test_stopped_read, 0,
 	  "counters frozen by an overflow read without perf's locks" },
@@ -374,6 +525,8 @@ static const struct kt_test tests[] = {
 	  "SIGEMT: once, its siginfo, freezing, RESTART, rebind in the handler" },
 	{ "frozen_restart", test_frozen_restart, 0,
 	  "START_FROZEN reads the presets; RESTART runs them" },
+	{ "clock_boundary", test_clock_boundary, 0,
+	  "a notifying clock at 2^64, after RESTART, and at 2^63" },
 	{ "freeze_leak", test_freeze_leak, 0,
 	  "a frozen binding leaks no counts or time into later ones" },
 };

@@ -52,8 +52,8 @@ struct kt_suite {
 
 /* The suites, in the order they run (each defined by its file). */
 extern const struct kt_suite kt_suite_abi, kt_suite_bind, kt_suite_selfread,
-	kt_suite_page, kt_suite_overflow, kt_suite_access, kt_suite_lifetime,
-	kt_suite_stress;
+	kt_suite_page, kt_suite_overflow, kt_suite_access, kt_suite_ids,
+	kt_suite_lifetime, kt_suite_stress;
 
 /* One assertion of the running test (thread-safe; never from a handler). */
 void check(int ok, const char *fmt, ...)
@@ -71,6 +71,8 @@ extern long kt_contexts_base;	/* contexts_in_use at start, -1 unknown */
 
 /* A statistic or capability the module reports; -1 if unreadable. */
 long kt_stat(const char *name);
+/* Root: the statistics readable by the test users (but contexts_in_use). */
+void kt_stats_open(void);
 /* 0 if the statistic can be opened for reading, else the errno. */
 int kt_stat_open_errno(const char *name);
 /* A test switch: 1 on, 0 off, -1 unreadable; set: 0 or -1. */
