@@ -32,9 +32,10 @@ uint64_t thread_switches(void);
  *
  * n.inner is the thread's CPU time inside the samples, n.outer the most
  * the thread can have been on its processor around them (testutil.c has
- * the derivation); nested_holds(&n, b - a) says whether the thread
- * stayed on its processor (n.switched == 0) and the count lies in
- * [inner, outer], which is then exact; measure again while it was not,
+ * the derivation; the CPU time around them alone if the thread was
+ * switched out); nested_holds(&n, b - a) says whether the count lies in
+ * [inner, outer].  That is exact while the thread stays on its
+ * processor (n.switched == 0); measure again while it was switched out,
  * up to NESTED_TRIES times (nested_open starts each stretch with a fresh
  * time slice, so a short stretch fits in one even on a loaded machine).
  */
