@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers shared by the Check test programs. */
 #include <dirent.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,6 +79,98 @@ uint64_t thread_switches(void)
 	if (getrusage(RUSAGE_THREAD, &ru) != 0)
 		return 0;
 	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+}
+
+uint64_t raw_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * With the TSC as the clock source (stable), sched_clock and the clock
+ * source scale the same TSC, so they agree but for CLOCK_MONOTONIC's NTP
+ * slew (MONOTONIC_SLEW; the raw clock has none).  Where the kernel found
+ * the TSC unstable (an emulated guest's watchdog switches to hpet),
+ * sched_clock_cpu keeps each processor's clock between the
+ * CLOCK_MONOTONIC of its last tick and one tick after it: two ticks
+ * either way over a stretch, 10 ms each at HZ = 100, the lowest.
+ */
+uint64_t sched_clock_slack_ns(void)
+{
+	char cs[32] = "";
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+			"current_clocksource", "r");
+	if (f != NULL) {
+		if (fgets(cs, sizeof(cs), f) == NULL)
+			cs[0] = '\0';
+		fclose(f);
+	}
+	return strcmp(cs, "tsc\n") == 0 ? 0 : 2 * 10000000u;
+}
+
+/*
+ * Why [inner, outer] is exact.  Task-clock and cpu-clock count the time
+ * the thread's perf context (or the module's context) is scheduled in,
+ * read from the processor's sched_clock (local_clock); the thread's CPU
+ * time (sum_exec_runtime) is the scheduler's run-queue task clock, the
+ * same sched_clock less the time a hypervisor stole from the virtual
+ * processor (CONFIG_PARAVIRT_TIME_ACCOUNTING; no IRQ time accounting in
+ * the kernels we run).  Reading the thread's CPU time brings it up to
+ * date (task_sched_runtime), and so does reading the count.
+ *  - Lower bound: between i0 and i1 the thread was on its processor at
+ *    least the CPU time it was charged, and the count covers [i0, i1].
+ *  - Upper bound: with no context switch between raw0 and the end, the
+ *    thread was on its processor all along, so the count cannot exceed
+ *    the wall time around the samples (raw clock: the TSC scaled like
+ *    sched_clock, never slewed).  With no stolen time it also cannot
+ *    exceed the CPU time around them (the same clock); outer is the
+ *    larger of the two, so it holds in a guest with a clock source that
+ *    is not the TSC (no steal there) and on a host that steals (a TSC
+ *    clock source there).  Measured on the 6.18 Firecracker host: the
+ *    count exceeded the outer CPU time by up to 10 us of stolen time in
+ *    stretches of 1 ms without a switch, never the wall time.
+ *  - With a context switch neither is sure: the scheduler charges the
+ *    switch's path (from picking the thread to perf's sched-in at the
+ *    end of the switch) to the thread, perf does not, a few us natively
+ *    and tens of ms under an emulator on a loaded host, and the wall
+ *    time includes time off the processor (it would hide a count too
+ *    high: outer is then the CPU time around alone).  A switched stretch
+ *    that misses [inner, outer] is measured again.  (In the emulated
+ *    guest, touching fresh pages switches the thread out every time,
+ *    so a switched stretch must be able to pass.)
+ */
+void nested_open(struct nested_clock *n)
+{
+	sched_yield();	/* a fresh slice: short stretches fit in one */
+	n->sw = thread_switches();
+	n->raw0 = raw_ns();
+	n->cpu0 = thread_cpu_ns();
+}
+
+void nested_in(struct nested_clock *n)
+{
+	n->in0 = thread_cpu_ns();
+}
+
+void nested_out(struct nested_clock *n)
+{
+	n->inner = thread_cpu_ns() - n->in0;
+}
+
+void nested_close(struct nested_clock *n)
+{
+	uint64_t cpu = thread_cpu_ns() - n->cpu0;
+	uint64_t wall = raw_ns() - n->raw0;
+	n->switched = thread_switches() != n->sw;
+	/* With a switch, the wall time includes time off the processor. */
+	n->outer = n->switched || cpu > wall ? cpu : wall;
+}
+
+int nested_holds(const struct nested_clock *n, double counted)
+{
+	return counted >= (double)n->inner && counted <= (double)n->outer;
 }
 
 static volatile uint64_t burn_sink;

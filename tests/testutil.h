@@ -23,6 +23,43 @@ uint64_t thread_cpu_ns(void);
  * involuntary context switches, getrusage(RUSAGE_THREAD)).
  */
 uint64_t thread_switches(void);
+/*
+ * A clock request (task-clock, cpu-clock, or ticks derived from them)
+ * counted between two samples, against the thread's CPU time:
+ *
+ *	nested_open(&n);  sample a;  nested_in(&n);  work;
+ *	nested_out(&n);   sample b;  nested_close(&n);
+ *
+ * n.inner is the thread's CPU time inside the samples, n.outer the most
+ * the thread can have been on its processor around them (testutil.c has
+ * the derivation; the CPU time around them alone if the thread was
+ * switched out); nested_holds(&n, b - a) says whether the count lies in
+ * [inner, outer].  That is exact while the thread stays on its
+ * processor (n.switched == 0); measure again while it was switched out,
+ * up to NESTED_TRIES times (nested_open starts each stretch with a fresh
+ * time slice, so a short stretch fits in one even on a loaded machine).
+ */
+struct nested_clock {
+	uint64_t sw, raw0, cpu0, in0;
+	uint64_t inner, outer;
+	int switched;
+};
+#define NESTED_TRIES 2000
+void nested_open(struct nested_clock *n);
+void nested_in(struct nested_clock *n);
+void nested_out(struct nested_clock *n);
+void nested_close(struct nested_clock *n);
+int nested_holds(const struct nested_clock *n, double counted);
+/*
+ * How far a processor's sched_clock (cpu-clock, task-clock) can run
+ * ahead of or behind CLOCK_MONOTONIC over a stretch, beyond their rates
+ * (testutil.c): 0 with the TSC as the clock source, two ticks otherwise.
+ */
+uint64_t sched_clock_slack_ns(void);
+/* NTP's largest frequency adjustment of CLOCK_MONOTONIC (500 ppm). */
+#define MONOTONIC_SLEW 500e-6
+/* Monotonic raw time (CLOCK_MONOTONIC_RAW), in nanoseconds. */
+uint64_t raw_ns(void);
 /* Spins on the CPU for about ns nanoseconds of thread CPU time. */
 void burn_cpu_ns(uint64_t ns);
 /* Touches npages fresh anonymous pages (each faults once); unmaps them. */

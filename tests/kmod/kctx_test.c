@@ -328,20 +328,42 @@ static void test_l6_restart(void)
 		skip("L6 RESTART checks signal rights", strerror(errno));
 		return;
 	}
-	int go[2];
+	int go[2], ready[2];
 	if (pipe(go) != 0)
 		return;
+	if (pipe(ready) != 0) {
+		close(go[0]);
+		close(go[1]);
+		return;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
-		char c;
+		char c = 1;
 		close(go[1]);	/* EOF when the parent closes its end */
+		close(ready[0]);
 		if (setresgid(1001, 1001, 1001) != 0 ||
 		    setresuid(1001, 1001, 1001) != 0)
+			_exit(1);
+		/* Another user now: tell the parent, then wait for it. */
+		if (write(ready[1], &c, 1) != 1)
 			_exit(1);
 		(void)read(go[0], &c, 1);
 		_exit(0);
 	}
-	usleep(100000);
+	char c;
+	close(ready[1]);
+	/* One byte once the child is another user; EOF if it failed. */
+	ssize_t got = read(ready[0], &c, 1);
+	close(ready[0]);
+	if (got != 1) {
+		result(0, "L6 RESTART checks signal rights",
+		    "the child could not become uid 1001");
+		close(go[1]);
+		waitpid(pid, NULL, 0);
+		close(go[0]);
+		close(fd);
+		return;
+	}
 	bind_init(&kb, pid);
 	req(&kb, 0, CPC_KEV_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
 	    CPC_KREQ_USER | CPC_KREQ_OVF_EMT, UINT64_MAX - 1000000);
