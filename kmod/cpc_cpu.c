@@ -39,6 +39,7 @@
 #include "cpc_acct.h"
 #include "cpc_cpu.h"
 #include "cpc_perf.h"
+#include "cpc_set.h"
 
 /**
  * struct kcpc_cpuctx - a processor context of a file
@@ -57,20 +58,6 @@ struct kcpc_cpuctx {
 	u64 preset[CPC_KMOD_MAX_REQS];
 	struct kcpc_acct acct;
 };
-
-static u32 kcpc_cpu_type(u32 kind)
-{
-	switch (kind) {
-	case CPC_KEV_RAW_X86:
-		return PERF_TYPE_RAW;
-	case CPC_KEV_SOFTWARE:
-		return PERF_TYPE_SOFTWARE;
-	case CPC_KEV_HARDWARE:
-		return PERF_TYPE_HARDWARE;
-	default:
-		return PERF_TYPE_HW_CACHE;
-	}
-}
 
 static struct kcpc_cpuctx *kcpc_cpu_find(struct kcpc_file *cf, int cpu)
 {
@@ -188,7 +175,7 @@ int kcpc_cpu_bind(struct kcpc_file *cf, const struct cpc_kbind *kb)
 			continue;
 		memset(&attr, 0, sizeof(attr));
 		attr.size = sizeof(attr);
-		attr.type = kcpc_cpu_type(r->kind);
+		attr.type = kcpc_perf_type(r->kind);
 		attr.config = r->config;
 		attr.pinned = 1;
 		attr.exclude_hv = 1;

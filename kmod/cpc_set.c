@@ -39,7 +39,8 @@ static void kcpc_set_put(struct kcpc_set *set)
 		kcpc_set_free(set);
 }
 
-static u32 kcpc_perf_type(u32 kind)
+/* The perf event type of a request kind (also for processor contexts). */
+u32 kcpc_perf_type(u32 kind)
 {
 	switch (kind) {
 	case CPC_KEV_RAW_X86:

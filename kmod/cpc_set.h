@@ -13,6 +13,7 @@ struct kcpc_set *kcpc_set_create(struct kcpc_file *cf, struct task_struct *task,
 				 const struct cpc_kbind *kb, bool group);
 void kcpc_set_teardown(struct kcpc_set *set);
 u64 kcpc_req_period(const struct cpc_kreq *r);
+u32 kcpc_perf_type(u32 kind);
 
 void kcpc_set_enable(struct kcpc_set *set);
 void kcpc_set_disable(struct kcpc_set *set);
